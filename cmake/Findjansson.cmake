@@ -1,0 +1,2 @@
+include(${CMAKE_CURRENT_LIST_DIR}/FindPkgConfigModule.cmake)
+mapp_pkgconfig_package(jansson jansson jansson::jansson)

@@ -1,0 +1,50 @@
+/* Answer fields in parallel HDF5: one file whatever the rank count, each
+ * rank writing its hyperslab of the first dimension, with provenance
+ * attributes on the root group, so a baseline made on 1 rank checks a run
+ * on 4. All functions are collective over the communicator the file was
+ * opened with. */
+#ifndef MAPP_H5_H
+#define MAPP_H5_H
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "mapp_record.h"
+
+#define MAPP_H5_MAX_RANK 4
+
+int mapp_h5_create(MPI_Comm comm, const char *path, hid_t *file);
+int mapp_h5_open_read(MPI_Comm comm, const char *path, hid_t *file);
+int mapp_h5_close(hid_t file);
+
+/* A field of ndims dimensions (global_dims), of which this rank holds the
+ * slab [first, first + count) of dimension 0. The rank's data is laid out
+ * with a row stride of `stride` elements between consecutive indices of
+ * dimension 0 (stride >= the product of the other dimensions), so a grid
+ * with halo columns writes without a copy: pass the first interior element
+ * and the padded width. */
+typedef struct {
+  int ndims;
+  long global_dims[MAPP_H5_MAX_RANK];
+  long first, count; /* this rank's slab of dimension 0 */
+  long stride;       /* elements between consecutive dim-0 indices in memory */
+} mapp_h5_slab;
+
+int mapp_h5_write_field(hid_t file, const char *name, const mapp_h5_slab *slab, const double *data);
+/* Reads the slab; a missing dataset or one of another shape is an input
+ * error naming the file's shape and the expected one. */
+int mapp_h5_read_field(hid_t file, const char *name, const mapp_h5_slab *slab, double *data);
+/* Shape of a dataset (any rank), or an input error if it is missing. */
+int mapp_h5_field_shape(hid_t file, const char *name, int *ndims, long dims[MAPP_H5_MAX_RANK]);
+
+int mapp_h5_attr_string(hid_t obj, const char *name, const char *value);
+int mapp_h5_attr_double(hid_t obj, const char *name, double value);
+int mapp_h5_attr_long(hid_t obj, const char *name, long value);
+/* Reads a string attribute into buf (truncated to len); input error if absent. */
+int mapp_h5_read_attr_string(hid_t obj, const char *name, char *buf, size_t len);
+
+/* Root attributes: app, variant, backend, size, case, ranks, threads, steps,
+ * git_revision, compiler, flags, build_type, date, command. */
+int mapp_h5_write_provenance(hid_t file, MPI_Comm comm, const mapp_record *rec);
+
+#endif

@@ -1,0 +1,21 @@
+#include <omp.h>
+
+#include "mapp.h"
+
+int mapp_mpi_init(int *argc, char ***argv, int required, mapp_mpi *mpi) {
+  MAPP_MPI(MPI_Init_thread(argc, argv, required, &mpi->thread_level));
+  mpi->comm = MPI_COMM_WORLD;
+  /* Errors come back as codes we turn into messages, not aborts. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(mpi->comm, &mpi->rank);
+  MPI_Comm_size(mpi->comm, &mpi->nranks);
+  if (mpi->thread_level < required)
+    return mapp_fail(MAPP_ERR_SYSTEM, "MPI provides thread level %d, this run needs %d",
+                     mpi->thread_level, required);
+  return MAPP_OK;
+}
+
+int mapp_set_threads(long threads) {
+  if (threads > 0) omp_set_num_threads((int)threads);
+  return omp_get_max_threads();
+}
