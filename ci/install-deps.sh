@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what mapp needs on Debian 12 (as root), skipping what is there.
+set -euo pipefail
+packages=(build-essential cmake pkg-config git
+          openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+          libbenchmark-dev gnuplot-nox libjansson-dev libfyaml-dev libcmocka-dev
+          libfftw3-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci/install-deps.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
