@@ -1,0 +1,101 @@
+/* Comparing an answer with its baseline: the tolerance models of
+ * DESIGN.md, applied value by value, and the file-level comparison that
+ * `check`, `run`, `sweep` and `collect` share.
+ *
+ * Models (for candidate a and baseline b):
+ *   exact  the bits are equal (NaN equals NaN only with the same bits; -0 != +0)
+ *   abs    |a - b| <= bound
+ *   rel    |a - b| <= bound * |b|; where b is zero or subnormal it has no
+ *          relative scale, and the bound is read as absolute there
+ *   ulp    the doubles are at most `bound` representable values apart
+ * Identical bits always pass; a NaN against anything else always fails. */
+#ifndef HARNESS_COMPARE_H
+#define HARNESS_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "h5util.h"
+
+typedef enum {
+  TOL_EXACT,
+  TOL_ABS,
+  TOL_REL,
+  TOL_ULP,
+  /* TOL_ENVELOPE comes with the crm mini-app: a candidate passes where its
+   * difference from the -O0 reference is within `bound` times the -O0/-O3
+   * difference. It adds a second reference to compare_values (and a second
+   * file to compare_files); tolerance_parse_model names it and refuses it
+   * until then. */
+} tol_model;
+
+typedef struct {
+  tol_model model;
+  double bound;
+} tolerance;
+
+/* "exact" | "abs" | "rel" | "ulp"; anything else is an input error. */
+int tolerance_parse_model(const char *text, tol_model *model);
+const char *tolerance_model_name(tol_model model);
+
+/* Distance in units in the last place: how many doubles lie between a and b
+ * (+0 and -0 are 0 apart); UINT64_MAX when either is NaN. */
+uint64_t ulp_distance(double a, double b);
+bool value_within(double candidate, double reference, tolerance tol);
+
+typedef struct {
+  size_t count;
+  double worst_abs;    /* max |a - b| */
+  size_t worst_abs_at; /* flat index */
+  double worst_rel;    /* max |a - b| / max(|b|, DBL_MIN) */
+  size_t worst_rel_at;
+  uint64_t worst_ulp;
+  size_t worst_ulp_at;
+  size_t violations; /* values outside the tolerance */
+  size_t first_violation_at;
+} field_stats;
+
+void compare_values(const double *candidate, const double *reference, size_t count, tolerance tol,
+                    field_stats *stats);
+
+/* Flags that override the baseline's tolerance attributes. */
+typedef struct {
+  bool model_set, bound_set;
+  tol_model model;
+  double bound;
+} tolerance_override;
+
+typedef struct {
+  char *name;
+  h5_shape shape;
+  tolerance tol;
+  field_stats stats;
+} field_result;
+
+typedef struct {
+  char *baseline, *candidate;
+  field_result *fields;
+  size_t nfields;
+  bool passed;
+} compare_report;
+
+/* Compares every dataset of the baseline with the candidate's dataset of
+ * the same name. Tolerance: the baseline's root attributes `tolerance` and
+ * `tolerance_bound` (exact, 0 when absent), then the same attributes on the
+ * dataset, then the override. A missing or unreadable file, a dataset the
+ * candidate lacks or has in another shape are input errors naming the
+ * file, the dataset and both shapes; failing the tolerance is not an error
+ * (report->passed says it). */
+int compare_files(const char *baseline, const char *candidate, const tolerance_override *ovr,
+                  compare_report *report);
+/* One line per field:
+ * "temperature  model=exact bound=0  worst_abs=0  worst_rel=0  ulp=0  PASS" */
+void compare_report_print(const compare_report *report, FILE *out);
+/* {"status": "pass"|"fail", "file": ..., "worst_abs": ..., "worst_rel": ...,
+ *  "worst_ulp": ..., "fields": [{"name", "model", "bound", ...}]} */
+json_t *compare_report_json(const compare_report *report);
+void compare_report_free(compare_report *report);
+
+#endif

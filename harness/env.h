@@ -1,0 +1,31 @@
+/* An environment (envs/NAME.yaml): how to launch ranks on a machine and,
+ * for clusters, how to ask its scheduler for them. */
+#ifndef HARNESS_ENV_H
+#define HARNESS_ENV_H
+
+#include "strv.h"
+
+typedef enum { SCHEDULER_NONE, SCHEDULER_SLURM } scheduler_kind;
+
+typedef struct {
+  char *name, *description;
+  char *origin;       /* the file it came from, or "embedded envs/local.yaml" */
+  char *launcher;     /* mpirun, srun */
+  char *np_flag;      /* the launcher's rank-count flag: -np, -n */
+  strv launcher_args; /* after the rank count, before the executable */
+  scheduler_kind scheduler;
+  long cores_per_node, gpus_per_node;
+  strv env_names, env_values; /* exported to every launch */
+  /* batch jobs only */
+  char *partition, *account, *time_limit;
+  strv modules;    /* module load lines */
+  strv directives; /* extra #SBATCH lines, verbatim */
+} harness_env;
+
+/* Loads path; NULL means envs/local.yaml of the source tree, or the copy
+ * embedded at build time when that file is absent. */
+int env_load(const char *path, harness_env *env);
+int env_parse_string(const char *text, const char *origin, harness_env *env);
+void env_free(harness_env *env);
+
+#endif

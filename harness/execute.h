@@ -1,0 +1,52 @@
+/* Running one job and judging it: launch through the environment, read the
+ * app's record, check the baseline, and return the record with the
+ * harness's fields added. `run`, `sweep` and `bless` execute jobs here;
+ * `collect` judges the jobs a batch system ran with job_judge. */
+#ifndef HARNESS_EXECUTE_H
+#define HARNESS_EXECUTE_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "compare.h"
+#include "env.h"
+#include "job.h"
+#include "proc.h"
+
+typedef enum {
+  OUTCOME_OK,
+  OUTCOME_FAIL_EXIT,    /* the launch or the app failed (bad input, crash, ...) */
+  OUTCOME_FAIL_VERIFY,  /* the app's own verification failed */
+  OUTCOME_FAIL_BASELINE /* the answer disagrees with the baseline */
+} job_outcome;
+
+typedef struct {
+  const char *sweep;   /* recorded as "sweep" (NULL: null) */
+  bool check_baseline; /* false for bless, which makes the baseline */
+  bool keep_output;    /* false: remove the answer file of a passing run */
+} execute_options;
+
+typedef struct {
+  json_t *record;          /* the app's record plus the harness fields (owned) */
+  compare_report baseline; /* per-field results when a baseline was compared */
+  job_outcome outcome;
+  int exit_code;
+  double elapsed_s;
+} job_result;
+
+/* Launches j writing `files` (whose folder must exist) and judges it. */
+int job_execute(const harness_env *env, const job *j, const job_files *files, const execute_options *opt,
+                job_result *res);
+/* Judges a finished launch: its record (or a stand-in when the app wrote
+ * none), the harness fields "key", "sweep", "repetition", "launch",
+ * "elapsed_s", "exit_code" and "baseline", and the outcome. */
+int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
+              const execute_options *opt, job_result *res);
+/* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)". */
+void job_outcome_text(const job_result *res, char *buf, size_t len);
+/* The exit status a one-off run reports: 0 ok, 1 verification or baseline
+ * failed, 2 the app rejected its input, 3 anything else went wrong. */
+int job_exit_status(const job_result *res);
+void job_result_free(job_result *res);
+
+#endif

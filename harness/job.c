@@ -1,0 +1,67 @@
+#include "job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "mapp_error.h"
+
+char *job_stem(const job *j) {
+  char rep[32] = "";
+  if (j->repetition >= 0) snprintf(rep, sizeof rep, "-r%ld", j->repetition);
+  return str_printf("%s-%s-%s-%s-%s-n%ld-t%ld%s", j->app, j->variant, j->backend, j->size, j->scaling,
+                    j->ranks, j->threads, rep);
+}
+
+char *job_label(const job *j) {
+  bool strong = strcmp(j->scaling, "strong") == 0;
+  return str_printf("%s %s/%s n=%ld t=%ld %s%s", j->app, j->variant, j->backend, j->ranks, j->threads,
+                    j->size, strong ? " strong" : "");
+}
+
+static char *key_format(const char *app, const char *variant, const char *backend, long ranks,
+                        long threads, const char *size, const char *scaling, long repetition) {
+  return str_printf("%s|%s|%s|n%ld|t%ld|%s|%s|r%ld", app, variant, backend, ranks, threads, size,
+                    scaling, repetition);
+}
+
+char *job_key(const job *j) {
+  return key_format(j->app, j->variant, j->backend, j->ranks, j->threads, j->size, j->scaling,
+                    j->repetition);
+}
+
+char *job_key_of_record(const json_t *r) {
+  const char *stored = json_string_value(json_object_get(r, "key"));
+  if (stored) return strdup(stored);
+  const char *text[5];
+  const char *fields[5] = {"app", "variant", "backend", "size", "scaling"};
+  for (int i = 0; i < 5; ++i)
+    if (!(text[i] = json_string_value(json_object_get(r, fields[i])))) return NULL;
+  const json_t *ranks = json_object_get(r, "ranks"), *threads = json_object_get(r, "threads");
+  const json_t *rep = json_object_get(r, "repetition");
+  if (!json_is_integer(ranks) || !json_is_integer(threads)) return NULL;
+  return key_format(text[0], text[1], text[2], (long)json_integer_value(ranks),
+                    (long)json_integer_value(threads), text[3], text[4],
+                    json_is_integer(rep) ? (long)json_integer_value(rep) : -1);
+}
+
+int job_files_make(const char *dir, const job *j, job_files *files) {
+  *files = (job_files){0};
+  char *stem = job_stem(j);
+  if (stem) {
+    files->output = str_printf("%s/%s.h5", dir, stem);
+    files->result = str_printf("%s/%s.json", dir, stem);
+    files->log = str_printf("%s/%s.log", dir, stem);
+  }
+  free(stem);
+  if (files->output && files->result && files->log) return MAPP_OK;
+  job_files_free(files);
+  return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+void job_files_free(job_files *files) {
+  free(files->output);
+  free(files->result);
+  free(files->log);
+  *files = (job_files){0};
+}

@@ -1,0 +1,39 @@
+/* One run of one configuration: the unit that sweeps repeat, resume skips,
+ * run and bless launch and submit turns into a batch script. */
+#ifndef HARNESS_JOB_H
+#define HARNESS_JOB_H
+
+#include <jansson.h>
+
+#include "strv.h"
+
+typedef struct {
+  const char *app, *variant, *backend, *size, *scaling;
+  long ranks, threads;
+  long repetition;        /* -1: a one-off run (mapp run, mapp bless) */
+  const strv *extra_args; /* appended to the app's flags (may be NULL) */
+} job;
+
+/* The files a job writes, all named after its stem in one directory. */
+typedef struct {
+  char *output; /* STEM.h5: the answer fields */
+  char *result; /* STEM.json: the app's result record */
+  char *log;    /* STEM.log: the launcher's and app's stdout and stderr */
+} job_files;
+
+/* File-name stem: "heat-mpi-serial-tiny-weak-n4-t1-r0" (no -rK for one-offs). */
+char *job_stem(const job *j);
+/* Progress label: "heat mpi/serial n=4 t=1 tiny" (plus " strong" for strong scaling). */
+char *job_label(const job *j);
+/* The identity resume compares: app, variant, backend, ranks, threads, size,
+ * scaling, repetition. Records and jobs give the same key for the same run. */
+char *job_key(const job *j);
+/* The key of a record: its "key" field, which the harness writes because
+ * an app may record what it actually ran (a serial backend reports 1
+ * thread whatever was asked), else one made of the record's fields; NULL
+ * when a field is missing. */
+char *job_key_of_record(const json_t *record);
+int job_files_make(const char *dir, const job *j, job_files *files);
+void job_files_free(job_files *files);
+
+#endif

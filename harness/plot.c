@@ -1,0 +1,344 @@
+/* mapp plot RESULTS: the figures of DESIGN.md drawn with gnuplot. */
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "mapp_build_info.h"
+#include "mapp_error.h"
+#include "paths.h"
+#include "plotdata.h"
+#include "proc.h"
+#include "results.h"
+#include "spec.h"
+#include "stats.h"
+#include "verbs.h"
+
+/* The terminal line of each format: 900x600 pixels for the screen formats,
+ * the same aspect for print. */
+static const char *const terminals[][2] = {
+    {"png", "set terminal pngcairo size 900,600 noenhanced font 'Sans,11'"},
+    {"svg", "set terminal svg size 900,600 dynamic noenhanced font 'Sans,11' background '#ffffff'"},
+    {"pdf", "set terminal pdfcairo size 6in,4in noenhanced font 'Sans,10'"},
+};
+#define FORMAT_COUNT (sizeof terminals / sizeof terminals[0])
+
+static const char *terminal_of(const char *format) {
+  for (size_t i = 0; i < FORMAT_COUNT; ++i)
+    if (strcmp(terminals[i][0], format) == 0) return terminals[i][1];
+  return NULL;
+}
+
+static const char *const titles[PLOT_KIND_COUNT] = {
+    [PLOT_WEAK_EFFICIENCY] = "weak-scaling efficiency", [PLOT_SPEEDUP] = "speedup over the reference",
+    [PLOT_STRONG_SPEEDUP] = "strong-scaling speedup", [PLOT_FOM] = "figure of merit"};
+
+typedef struct {
+  const char *name, *value;
+} placeholder;
+
+/* text with every @NAME@ of subs replaced (malloc'd); other at-signs stay. */
+static char *fill_template(const char *text, const placeholder *subs, size_t nsubs) {
+  size_t cap = strlen(text) + 1;
+  for (size_t i = 0; i < nsubs; ++i) cap += 8 * strlen(subs[i].value); /* a few uses of each */
+  char *out = malloc(cap), *o = out;
+  for (const char *p = text; out && *p;) {
+    const placeholder *hit = NULL;
+    for (size_t i = 0; *p == '@' && i < nsubs && !hit; ++i) {
+      size_t len = strlen(subs[i].name);
+      if (strncmp(p + 1, subs[i].name, len) == 0 && p[len + 1] == '@') hit = &subs[i];
+    }
+    const char *piece = hit ? hit->value : p;
+    size_t len = hit ? strlen(hit->value) : 1;
+    if ((size_t)(o - out) + len + 1 > cap) {
+      size_t used = (size_t)(o - out);
+      char *grown = realloc(out, cap = 2 * cap + len);
+      if (!grown) free(out);
+      out = grown;
+      o = out + used;
+      if (!out) break;
+    }
+    memcpy(o, piece, len);
+    o += len;
+    p += hit ? strlen(hit->name) + 2 : 1;
+  }
+  if (out) *o = '\0';
+  return out;
+}
+
+static int read_template(const char *name, char **text) {
+  char *dir = paths_source_file("plots");
+  char *path = dir ? path_join(dir, name) : NULL;
+  int status = path ? read_text_file(path, text) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(path);
+  free(dir);
+  return status;
+}
+
+/* One block per series, two blank lines apart (gnuplot's `index`), each
+ * opening with its label for `title columnheader(1)`. */
+static int write_data(const plot_set *set, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  fprintf(f, "# %s %s: ranks value low high (median and min/max over repetitions)\n", set->app, titles[set->kind]);
+  for (size_t i = 0; i < set->nseries; ++i) {
+    const plot_series *s = &set->series[i];
+    fprintf(f, "%s\"%s\"\n", i ? "\n\n" : "", s->label);
+    for (size_t k = 0; k < s->npoints; ++k)
+      fprintf(f, "%ld %.9g %.9g %.9g\n", s->points[k].ranks, s->points[k].y.value, s->points[k].y.low,
+              s->points[k].y.high);
+  }
+  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* Rank counts as gnuplot xtics "1, 2, 4". */
+static void format_xtics(const plot_set *set, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (long n = set->min_ranks; n > 0 && n <= set->max_ranks && used < len; ++n) {
+    bool present = false;
+    for (size_t i = 0; i < set->nseries && !present; ++i)
+      for (size_t k = 0; k < set->series[i].npoints && !present; ++k) present = set->series[i].points[k].ranks == n;
+    if (present) used += (size_t)snprintf(buf + used, len - used, "%s%ld", used ? ", " : "", n);
+  }
+}
+
+static double highest(const plot_set *set) {
+  double top = 0;
+  for (size_t i = 0; i < set->nseries; ++i)
+    for (size_t k = 0; k < set->series[i].npoints; ++k) top = fmax(top, set->series[i].points[k].y.high);
+  return top;
+}
+
+typedef struct {
+  const char *plots_dir, *sweep_name, *reference;
+  const strv *formats;
+  strv *written;
+} render_context;
+
+/* The script: for each format its terminal and output, then the figure. */
+static int build_script(const render_context *ctx, const plot_set *set, const char *stem, const char *data_name,
+                        char **script) {
+  char *common = NULL, *body = NULL;
+  MAPP_TRY(read_template("common.gp", &common));
+  char name[64], xmin[32], xmax[32], xtics[512], ymax[32], nseries[32], base[32], title[256];
+  snprintf(name, sizeof name, "%s.gp", plot_kind_slug(set->kind));
+  int status = read_template(name, &body);
+  snprintf(xmin, sizeof xmin, "%g", set->min_ranks / 1.4);
+  snprintf(xmax, sizeof xmax, "%g", set->max_ranks * 1.4);
+  snprintf(ymax, sizeof ymax, "%g", fmax(1.2, 1.15 * highest(set)));
+  snprintf(nseries, sizeof nseries, "%zu", set->nseries);
+  snprintf(base, sizeof base, "%ld", set->min_ranks);
+  snprintf(title, sizeof title, "%s: %s (%s)", set->app, titles[set->kind], ctx->sweep_name);
+  format_xtics(set, xtics, sizeof xtics);
+  placeholder subs[] = {{"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
+                        {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", title}, {"DATA", data_name},
+                        {"FOM", set->fom_name}, {"REFERENCE", ctx->reference ? ctx->reference : ""},
+                        {"COMMON", ""}};
+  size_t nsubs = sizeof subs / sizeof subs[0];
+  char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
+  subs[nsubs - 1].value = look ? look : "";
+  char *figure = look ? fill_template(body, subs, nsubs) : NULL;
+  strv lines = {0};
+  for (size_t i = 0; figure && status == MAPP_OK && i < ctx->formats->count; ++i) {
+    const char *format = ctx->formats->items[i];
+    status = strv_pushf(&lines, "%s\nset output '%s.%s'\n%s\nunset output\nreset\n", terminal_of(format), stem,
+                        format, figure);
+  }
+  if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && !(*script = strv_join(&lines, "\n"))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  strv_free(&lines);
+  free(figure);
+  free(look);
+  free(body);
+  free(common);
+  return status;
+}
+
+static int run_gnuplot(const char *plots_dir, const char *script_name) {
+  strv argv = {0};
+  char *log = path_join(plots_dir, "gnuplot.log");
+  int status = log ? strv_push(&argv, MAPP_GNUPLOT) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = strv_push(&argv, script_name);
+  proc_outcome outcome;
+  proc_request req = {.argv = &argv, .log_path = log, .cwd = plots_dir};
+  if (status == MAPP_OK) status = proc_run(&req, &outcome);
+  if (status == MAPP_OK && outcome.exit_code != 0) {
+    proc_print_log_tail(log, 8, stderr);
+    status = mapp_fail(MAPP_ERR_SYSTEM, "gnuplot failed on %s/%s (exit %d; see %s)", plots_dir, script_name,
+                       outcome.exit_code, log);
+  }
+  free(log);
+  strv_free(&argv);
+  return status;
+}
+
+/* The images of one figure must exist after gnuplot; list them. */
+static int collect_images(const render_context *ctx, const char *stem) {
+  for (size_t i = 0; i < ctx->formats->count; ++i) {
+    char *image = str_printf("%s/%s.%s", ctx->plots_dir, stem, ctx->formats->items[i]);
+    int status = !image ? mapp_fail(MAPP_ERR_SYSTEM, "out of memory")
+                 : path_exists(image) ? strv_push(ctx->written, image)
+                                      : mapp_fail(MAPP_ERR_SYSTEM, "gnuplot did not write %s", image);
+    free(image);
+    MAPP_TRY(status);
+  }
+  return MAPP_OK;
+}
+
+static int render(const render_context *ctx, const plot_set *set) {
+  char stem[256], data_name[300], script_name[300];
+  snprintf(stem, sizeof stem, "%s-%s", set->app, plot_kind_slug(set->kind));
+  snprintf(data_name, sizeof data_name, "%s.dat", stem);
+  snprintf(script_name, sizeof script_name, "%s.gp", stem);
+  char *data_path = path_join(ctx->plots_dir, data_name), *script_path = path_join(ctx->plots_dir, script_name);
+  char *script = NULL;
+  int status = data_path && script_path ? write_data(set, data_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = build_script(ctx, set, stem, data_name, &script);
+  if (status == MAPP_OK) status = write_text_file(script_path, script);
+  if (status == MAPP_OK) status = run_gnuplot(ctx->plots_dir, script_name);
+  if (status == MAPP_OK) status = collect_images(ctx, stem);
+  free(script);
+  free(script_path);
+  free(data_path);
+  return status;
+}
+
+static int render_app(const render_context *ctx, const group_table *t, const char *app, const char *ref_variant,
+                      const char *ref_backend) {
+  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
+    plot_set set;
+    int status = plot_set_build(t, app, (plot_kind)kind, ref_variant, ref_backend, &set);
+    if (status == MAPP_OK && set.nseries) status = render(ctx, &set);
+    plot_set_free(&set);
+    MAPP_TRY(status);
+  }
+  return MAPP_OK;
+}
+
+/* Splits "VARIANT/BACKEND". */
+static int split_reference(const char *text, char **variant, char **backend) {
+  const char *slash = strchr(text, '/');
+  if (!slash || slash == text || !slash[1] || strchr(slash + 1, '/'))
+    return mapp_fail(MAPP_ERR_INPUT, "--reference must be VARIANT/BACKEND (e.g. mpi/serial), got '%s'", text);
+  *variant = strndup(text, (size_t)(slash - text));
+  *backend = strdup(slash + 1);
+  return *variant && *backend ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+int plot_reference(const char *results_dir, const char *given, char **variant, char **backend) {
+  *variant = *backend = NULL;
+  if (given) return split_reference(given, variant, backend);
+  char *spec_path = path_join(results_dir, "spec.yaml");
+  int status = MAPP_OK;
+  if (spec_path && path_exists(spec_path)) {
+    sweep_spec spec;
+    status = spec_load(spec_path, &spec);
+    if (status == MAPP_OK && spec.reference_variant) {
+      *variant = strdup(spec.reference_variant);
+      *backend = strdup(spec.reference_backend);
+    }
+    if (status == MAPP_OK) spec_free(&spec);
+  }
+  free(spec_path);
+  return status;
+}
+
+char *plot_index_path(const char *results_file) {
+  char *dir = path_dirname(results_file);
+  char *index = dir ? path_join(dir, "plots/index.txt") : NULL;
+  free(dir);
+  return index;
+}
+
+static int write_index(const char *results_file, const strv *written) {
+  char *index = plot_index_path(results_file);
+  char *text = strv_join(written, "\n");
+  char *with_newline = text ? str_printf("%s%s", text, written->count ? "\n" : "") : NULL;
+  int status = index && with_newline ? write_text_file(index, with_newline) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(with_newline);
+  free(text);
+  free(index);
+  return status;
+}
+
+static int draw(const render_context *ctx, const json_t *records, const char *ref_variant, const char *ref_backend) {
+  group_table table;
+  MAPP_TRY(stats_group(records, &table));
+  const char *apps[64];
+  size_t napps = plot_apps(&table, apps, 64);
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < napps; ++i)
+    status = render_app(ctx, &table, apps[i], ref_variant, ref_backend);
+  group_table_free(&table);
+  return status;
+}
+
+int plot_results(const char *results_file, const char *reference, const strv *formats, strv *written) {
+  for (size_t i = 0; i < formats->count; ++i)
+    if (!terminal_of(formats->items[i]))
+      return mapp_fail(MAPP_ERR_INPUT, "unknown plot format '%s' (choose png, svg, pdf)", formats->items[i]);
+  char *dir = path_dirname(results_file), *plots_dir = dir ? path_join(dir, "plots") : NULL;
+  char *sweep_name = dir ? path_stem(dir, "") : NULL;
+  char *ref_variant = NULL, *ref_backend = NULL, *ref_label = NULL;
+  json_t *records = NULL;
+  int status = plots_dir && sweep_name ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = plot_reference(dir, reference, &ref_variant, &ref_backend);
+  if (status == MAPP_OK && ref_variant) ref_label = str_printf("%s/%s", ref_variant, ref_backend);
+  if (status == MAPP_OK) status = make_dirs(plots_dir);
+  render_context ctx = {.plots_dir = plots_dir, .sweep_name = sweep_name, .reference = ref_label,
+                        .formats = formats, .written = written};
+  if (status == MAPP_OK) status = draw(&ctx, records, ref_variant, ref_backend);
+  if (status == MAPP_OK) status = write_index(results_file, written);
+  json_decref(records);
+  free(ref_label);
+  free(ref_variant);
+  free(ref_backend);
+  free(sweep_name);
+  free(plots_dir);
+  free(dir);
+  return status;
+}
+
+static int split_formats(const char *text, strv *formats) {
+  char *copy = strdup(text);
+  if (!copy) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = MAPP_OK;
+  char *save = NULL;
+  for (char *word = strtok_r(copy, ",", &save); word && status == MAPP_OK; word = strtok_r(NULL, ",", &save))
+    status = strv_push(formats, word);
+  free(copy);
+  if (status == MAPP_OK && formats->count == 0) status = mapp_fail(MAPP_ERR_INPUT, "--format names no format");
+  return status;
+}
+
+int verb_plot(int argc, char **argv) {
+  const char *reference = NULL, *format = "png,svg";
+  const mapp_option opts[] = {
+      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "VARIANT/BACKEND",
+       .help = "speedup reference", .default_text = "plots.reference of RESULTS/spec.yaml"},
+      {.name = "format", .kind = MAPP_OPT_STRING, .dest = &format, .choices = "png,svg,pdf",
+       .help = "image formats, comma separated"},
+      MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("plot", "RESULTS_DIR|RESULTS.jsonl",
+                          "Draw weak-scaling efficiency, speedup over the reference, strong-scaling speedup and\n"
+                          "each app's figure of merit against the rank count, into RESULTS/plots/.",
+                          opts, 1, 1, false, argc, argv, &args);
+  strv formats = {0}, written = {0};
+  char *results_file = NULL;
+  if (status == MAPP_OK && !args.help_shown) status = split_formats(format, &formats);
+  if (status == MAPP_OK && !args.help_shown && !(results_file = results_file_of(args.cli.positional[0])))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && !args.help_shown) status = plot_results(results_file, reference, &formats, &written);
+  for (size_t i = 0; status == MAPP_OK && i < written.count; ++i) printf("%s\n", written.items[i]);
+  if (status == MAPP_OK && !args.help_shown && written.count == 0) printf("no figures: the results hold no timed runs\n");
+  free(results_file);
+  strv_free(&formats);
+  strv_free(&written);
+  verb_args_free(&args);
+  return status;
+}

@@ -1,0 +1,18 @@
+/* Drawing a results folder: data files, gnuplot scripts from the templates
+ * in plots/, and the figures, all in RESULTS/plots/. */
+#ifndef HARNESS_PLOT_H
+#define HARNESS_PLOT_H
+
+#include "strv.h"
+
+/* The speedup reference: "VARIANT/BACKEND" when given, else the
+ * plots.reference of the results folder's spec.yaml; *variant stays NULL
+ * when neither says (the speedup figure is then left out). */
+int plot_reference(const char *results_dir, const char *given, char **variant, char **backend);
+/* Draws every figure the results support in each format ("png", "svg",
+ * "pdf") and lists the images written in *written and in plots/index.txt. */
+int plot_results(const char *results_file, const char *reference, const strv *formats, strv *written);
+/* plots/index.txt of a results folder (malloc'd): the list plot_results wrote. */
+char *plot_index_path(const char *results_file);
+
+#endif

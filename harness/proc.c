@@ -1,0 +1,209 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "mapp_error.h"
+
+static volatile sig_atomic_t running_child = 0;
+
+/* Pass the signal to the child and wait for it (mpirun needs a moment to
+ * stop its ranks), so no launch outlives the harness; a child still there
+ * after 10 s is killed. Then die of the signal ourselves, with the default
+ * action, so our parent sees the real cause. Only async-signal-safe calls. */
+static void forward_and_die(int sig) {
+  pid_t child = (pid_t)running_child;
+  if (child > 0) {
+    kill(child, sig);
+    const struct timespec tick = {0, 50 * 1000 * 1000};
+    int waited = 0;
+    while (waitpid(child, NULL, WNOHANG) == 0 && waited++ < 200) nanosleep(&tick, NULL);
+    if (waited > 200) {
+      kill(child, SIGKILL);
+      waitpid(child, NULL, 0);
+    }
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_forwarding(void) {
+  struct sigaction sa = {.sa_handler = forward_and_die};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+static double monotonic_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What the child failed at before the program ran, sent up the report pipe. */
+typedef enum { STEP_LOG, STEP_CWD, STEP_EXEC } child_step;
+typedef struct {
+  child_step step;
+  int err;
+} child_failure;
+
+/* In the child: environment, output redirection (before chdir, so a
+ * relative log path means the same as in the parent), directory, exec. */
+static void child_exec(const proc_request *req, int stdout_fd, int report_fd) {
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  for (size_t i = 0; req->env_names && i < req->env_names->count; ++i)
+    setenv(req->env_names->items[i], req->env_values->items[i], 1);
+  child_failure failure = {STEP_LOG, 0};
+  if (req->log_path) {
+    int log = open(req->log_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (log < 0) failure.err = errno;
+    if (log >= 0 && stdout_fd < 0) dup2(log, STDOUT_FILENO);
+    if (log >= 0) dup2(log, STDERR_FILENO);
+    if (log >= 0) close(log);
+  }
+  if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
+  if (!failure.err && req->cwd && chdir(req->cwd) != 0) failure = (child_failure){STEP_CWD, errno};
+  if (!failure.err) {
+    execvp(req->argv->items[0], strv_argv(req->argv));
+    failure = (child_failure){STEP_EXEC, errno};
+  }
+  ssize_t ignored = write(report_fd, &failure, sizeof failure);
+  (void)ignored;
+  _exit(127);
+}
+
+/* Reads everything from fd into a malloc'd string. */
+static int read_all(int fd, char **text) {
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  for (ssize_t got = 1; buf && got > 0;) {
+    if (len + 1 == cap) {
+      char *grown = realloc(buf, cap *= 2);
+      if (!grown) free(buf);
+      buf = grown;
+      if (!buf) break;
+    }
+    got = read(fd, buf + len, cap - len - 1);
+    if (got > 0) len += (size_t)got;
+    if (got < 0 && errno == EINTR) got = 1;
+  }
+  if (!buf) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory reading a child's output");
+  buf[len] = '\0';
+  *text = buf;
+  return MAPP_OK;
+}
+
+static int wait_child(pid_t pid, proc_outcome *out) {
+  int wstatus;
+  while (waitpid(pid, &wstatus, 0) < 0)
+    if (errno != EINTR) return mapp_fail(MAPP_ERR_SYSTEM, "waitpid failed: %s", strerror(errno));
+  out->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return MAPP_OK;
+}
+
+/* The failure the child sent up the report pipe, if any. */
+static int start_error(int report_fd, const proc_request *req) {
+  child_failure failure;
+  ssize_t got;
+  do got = read(report_fd, &failure, sizeof failure);
+  while (got < 0 && errno == EINTR);
+  if (got != (ssize_t)sizeof failure) return MAPP_OK;
+  const char *program = req->argv->items[0], *why = strerror(failure.err);
+  switch (failure.step) {
+  case STEP_LOG: return mapp_fail(MAPP_ERR_INPUT, "cannot write the log %s for %s: %s", req->log_path, program, why);
+  case STEP_CWD: return mapp_fail(MAPP_ERR_INPUT, "cannot run %s in %s: %s", program, req->cwd, why);
+  default: return mapp_fail(MAPP_ERR_INPUT, "cannot run %s: %s", program, why);
+  }
+}
+
+/* A pipe closed on exec: the report pipe reads end-of-file exactly when exec
+ * succeeded. */
+static int cloexec_pipe(int fds[2]) {
+  if (pipe(fds) != 0) return mapp_fail(MAPP_ERR_SYSTEM, "pipe failed: %s", strerror(errno));
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  return MAPP_OK;
+}
+
+static int spawn(const proc_request *req, char **captured, proc_outcome *out) {
+  int report[2], capture[2] = {-1, -1};
+  if (cloexec_pipe(report) != MAPP_OK || (captured && cloexec_pipe(capture) != MAPP_OK))
+    return MAPP_ERR_SYSTEM;
+  install_forwarding();
+  double start = monotonic_seconds();
+  fflush(NULL); /* the child must not flush our buffered output a second time */
+  pid_t pid = fork();
+  if (pid < 0) return mapp_fail(MAPP_ERR_SYSTEM, "fork failed: %s", strerror(errno));
+  if (pid == 0) child_exec(req, capture[1], report[1]);
+  running_child = pid;
+  close(report[1]);
+  if (captured) close(capture[1]);
+  int status = captured ? read_all(capture[0], captured) : MAPP_OK;
+  int waited = wait_child(pid, out);
+  running_child = 0;
+  out->elapsed_s = monotonic_seconds() - start;
+  int started = start_error(report[0], req);
+  close(report[0]);
+  if (captured) close(capture[0]);
+  if (started != MAPP_OK) {
+    if (captured) {
+      free(*captured);
+      *captured = NULL;
+    }
+    return started;
+  }
+  return status != MAPP_OK ? status : waited;
+}
+
+int proc_run(const proc_request *req, proc_outcome *out) { return spawn(req, NULL, out); }
+
+int proc_capture(const proc_request *req, char **text, proc_outcome *out) {
+  *text = NULL;
+  return spawn(req, text, out);
+}
+
+void proc_print_log_tail(const char *log_path, int lines, FILE *stream) {
+  char *text;
+  if (read_text_file(log_path, &text) != MAPP_OK) {
+    mapp_error_clear();
+    return;
+  }
+  size_t len = strlen(text);
+  while (len && text[len - 1] == '\n') text[--len] = '\0';
+  const char *start = text + len;
+  for (int seen = 0; start > text && seen < lines; --start)
+    if (start[-1] == '\n' && ++seen == lines) break;
+  for (const char *line = start; *line;) {
+    const char *newline = strchr(line, '\n');
+    int width = newline ? (int)(newline - line) : (int)strlen(line);
+    fprintf(stream, "  | %.*s\n", width, line);
+    line += width + (newline != NULL);
+  }
+  free(text);
+}
+
+char *proc_log_error(const char *log_path, const char *prog) {
+  char *text;
+  if (read_text_file(log_path, &text) != MAPP_OK) {
+    mapp_error_clear();
+    return NULL;
+  }
+  char *marker = str_printf("%s: error: ", prog), *message = NULL;
+  char *hit = marker ? strstr(text, marker) : NULL;
+  if (hit) {
+    hit += strlen(marker);
+    message = strndup(hit, strcspn(hit, "\n"));
+  }
+  free(marker);
+  free(text);
+  return message;
+}

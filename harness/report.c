@@ -1,0 +1,271 @@
+/* mapp report RESULTS: report.md (machine, one table per app, the figures)
+ * and results.csv (one row per record) for a results folder. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "mapp_error.h"
+#include "plot.h"
+#include "plotdata.h"
+#include "results.h"
+#include "spec.h"
+#include "stats.h"
+#include "verbs.h"
+
+/* ---------------------------------------------------------------- CSV */
+
+static const char *const csv_columns[] = {
+    "sweep", "app", "variant", "backend", "size", "scaling", "case", "ranks", "threads", "repetition", "steps",
+    "fom", "fom_unit", "wall_s", "setup_s", "compute_s", "communication_s", "io_s", "elapsed_s", "exit_code",
+    "verify", "baseline", "host", "compiler", "git_revision", "time"};
+#define CSV_COLUMNS (sizeof csv_columns / sizeof csv_columns[0])
+
+/* A record's value for a CSV column: most are top-level fields, a few are nested. */
+static const json_t *csv_value(const json_t *r, const char *column) {
+  static const char *const phases[][2] = {
+      {"setup_s", "setup"}, {"compute_s", "compute"}, {"communication_s", "communication"}, {"io_s", "io"}};
+  for (size_t i = 0; i < 4; ++i)
+    if (strcmp(column, phases[i][0]) == 0)
+      return json_object_get(json_object_get(json_object_get(r, "phases"), phases[i][1]), "max");
+  if (strcmp(column, "fom") == 0) return json_object_get(json_object_get(r, "fom"), "value");
+  if (strcmp(column, "fom_unit") == 0) return json_object_get(json_object_get(r, "fom"), "name");
+  if (strcmp(column, "verify") == 0) return json_object_get(json_object_get(r, "verification"), "status");
+  if (strcmp(column, "baseline") == 0) return json_object_get(json_object_get(r, "baseline"), "status");
+  return json_object_get(r, column);
+}
+
+static void csv_cell(FILE *f, const json_t *v) {
+  if (json_is_integer(v)) {
+    fprintf(f, "%lld", (long long)json_integer_value(v));
+  } else if (json_is_real(v)) {
+    fprintf(f, "%.9g", json_real_value(v));
+  } else if (json_is_string(v)) {
+    const char *s = json_string_value(v);
+    if (!strpbrk(s, ",\"\n")) {
+      fputs(s, f);
+      return;
+    }
+    fputc('"', f);
+    for (; *s; ++s) fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+    fputc('"', f);
+  }
+}
+
+static int write_csv(const char *path, const json_t *records) {
+  FILE *f = fopen(path, "w");
+  if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  for (size_t c = 0; c < CSV_COLUMNS; ++c) fprintf(f, "%s%s", c ? "," : "", csv_columns[c]);
+  fputc('\n', f);
+  size_t i;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    for (size_t c = 0; c < CSV_COLUMNS; ++c) {
+      if (c) fputc(',', f);
+      csv_cell(f, csv_value(r, csv_columns[c]));
+    }
+    fputc('\n', f);
+  }
+  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* ---------------------------------------------------------------- report.md */
+
+/* The distinct values of a field over the records, joined ("a, b"). */
+static char *distinct(const json_t *records, const char *key) {
+  strv seen = {0};
+  size_t i;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    const char *v = json_string_value(json_object_get(r, key));
+    if (v && !strv_contains(&seen, v) && strv_push(&seen, v) != MAPP_OK) break;
+  }
+  char *text = seen.count ? strv_join(&seen, ", ") : strdup("unknown");
+  strv_free(&seen);
+  return text;
+}
+
+static void write_machine(FILE *f, const json_t *records, const char *reference) {
+  static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
+                                        {"build types", "build_type"}, {"git revisions", "git_revision"}};
+  fprintf(f, "| | |\n|---|---|\n| records | %zu |\n", json_array_size(records));
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+    char *values = distinct(records, rows[i][1]);
+    fprintf(f, "| %s | %s |\n", rows[i][0], values ? values : "?");
+    free(values);
+  }
+  const json_t *first = json_array_get(records, 0), *last = json_array_get(records, json_array_size(records) - 1);
+  const char *from = json_string_value(json_object_get(first, "time"));
+  const char *to = json_string_value(json_object_get(last, "time"));
+  fprintf(f, "| ran | %s to %s |\n", from ? from : "?", to ? to : "?");
+  fprintf(f, "| speedup reference | %s |\n\n", reference ? reference : "none given");
+}
+
+/* "1.00" or "-" when the number does not apply. */
+static void format_ratio(bool ok, const ratio *r, char *buf, size_t len) {
+  if (ok) snprintf(buf, len, "%.2f", r->value);
+  else snprintf(buf, len, "-");
+}
+
+static void write_group_row(FILE *f, const group_table *t, const result_group *g, const char *ref_variant,
+                            const char *ref_backend) {
+  ratio eff, strong, speedup;
+  char eff_text[32], strong_text[32], speedup_text[32], fom[32] = "-", spread[32] = "-", verify[48];
+  format_ratio(stats_weak_efficiency(t, g, &eff), &eff, eff_text, sizeof eff_text);
+  format_ratio(stats_strong_speedup(t, g, &strong), &strong, strong_text, sizeof strong_text);
+  format_ratio(stats_speedup(t, g, ref_variant, ref_backend, &speedup), &speedup, speedup_text, sizeof speedup_text);
+  if (g->timed) {
+    snprintf(fom, sizeof fom, "%.4g", g->fom_median);
+    snprintf(spread, sizeof spread, "%.1f%%", g->fom_median > 0 ? 100.0 * (g->fom_max - g->fom_min) / g->fom_median : 0.0);
+  }
+  size_t failed = g->runs - g->timed + g->verify_failed;
+  if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
+  else snprintf(verify, sizeof verify, "pass");
+  bool base_failed = strcmp(g->baseline, "fail") == 0;
+  fprintf(f, "| %s | %s | %ld | %ld | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | %zu |\n", g->variant,
+          g->backend, g->ranks, g->threads, g->size, g->scaling, fom, spread, eff_text, strong_text, speedup_text,
+          verify, base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
+}
+
+static void write_figures(FILE *f, const char *app, const strv *images) {
+  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
+    char name[256];
+    snprintf(name, sizeof name, "%s-%s.png", app, plot_kind_slug((plot_kind)kind));
+    for (size_t i = 0; i < images->count; ++i) {
+      const char *slash = strrchr(images->items[i], '/');
+      if (strcmp(slash ? slash + 1 : images->items[i], name) == 0)
+        fprintf(f, "![%s: %s](plots/%s)\n\n", app, plot_kind_slug((plot_kind)kind), name);
+    }
+  }
+}
+
+static void write_app(FILE *f, const group_table *t, const char *app, const char *ref_variant,
+                      const char *ref_backend, const strv *images) {
+  const char *unit = "FOM";
+  for (size_t i = 0; i < t->count; ++i)
+    if (strcmp(t->items[i].app, app) == 0) unit = t->items[i].fom_name;
+  fprintf(f, "## %s\n\n", app);
+  fprintf(f, "| variant | backend | ranks | threads | size | scaling | median %s | spread | weak eff. | "
+             "strong speedup | speedup vs ref | verify | baseline | reps |\n", unit);
+  fprintf(f, "|---|---|--:|--:|---|---|--:|--:|--:|--:|--:|---|---|--:|\n");
+  for (size_t i = 0; i < t->count; ++i)
+    if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], ref_variant, ref_backend);
+  fprintf(f, "\nSpread is (max - min) / median over the repetitions. Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
+             "strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the series.\n\n");
+  write_figures(f, app, images);
+}
+
+typedef struct {
+  const char *dir, *name, *description, *ref_variant, *ref_backend, *ref_label;
+  const strv *images;
+} report_context;
+
+static int write_markdown(const char *path, const report_context *ctx, const json_t *records) {
+  group_table table;
+  MAPP_TRY(stats_group(records, &table));
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    group_table_free(&table);
+    return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  }
+  fprintf(f, "# mapp results: %s\n\n", ctx->name);
+  if (ctx->description) fprintf(f, "%s\n\n", ctx->description);
+  write_machine(f, records, ctx->ref_label);
+  const char *apps[64];
+  size_t napps = plot_apps(&table, apps, 64);
+  for (size_t i = 0; i < napps; ++i) write_app(f, &table, apps[i], ctx->ref_variant, ctx->ref_backend, ctx->images);
+  fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
+  group_table_free(&table);
+  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* ---------------------------------------------------------------- verb */
+
+/* Plots are redrawn when results.jsonl may be newer than their index (or a
+ * reference is given, which changes the speedup figure). */
+static int ensure_plots(const char *results_file, const char *reference, strv *images) {
+  char *index = plot_index_path(results_file);
+  if (!index) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = MAPP_OK;
+  if (reference || !path_exists(index) || path_mtime(index) <= path_mtime(results_file)) {
+    strv formats = {0};
+    status = strv_push(&formats, "png");
+    if (status == MAPP_OK) status = strv_push(&formats, "svg");
+    if (status == MAPP_OK) status = plot_results(results_file, reference, &formats, images);
+    strv_free(&formats);
+  } else {
+    char *text = NULL;
+    status = read_text_file(index, &text);
+    char *save = NULL;
+    for (char *line = text ? strtok_r(text, "\n", &save) : NULL; status == MAPP_OK && line;
+         line = strtok_r(NULL, "\n", &save))
+      status = strv_push(images, line);
+    free(text);
+  }
+  free(index);
+  return status;
+}
+
+static int spec_description(const char *dir, char **description) {
+  *description = NULL;
+  char *spec_path = path_join(dir, "spec.yaml");
+  int status = MAPP_OK;
+  if (spec_path && path_exists(spec_path)) {
+    sweep_spec spec;
+    status = spec_load(spec_path, &spec);
+    if (status == MAPP_OK && spec.description) *description = strdup(spec.description);
+    if (status == MAPP_OK) spec_free(&spec);
+  }
+  free(spec_path);
+  return status;
+}
+
+static int report(const char *results_arg, const char *reference) {
+  char *results_file = results_file_of(results_arg);
+  char *dir = results_file ? path_dirname(results_file) : NULL;
+  char *name = dir ? path_stem(dir, "") : NULL;
+  char *md = dir ? path_join(dir, "report.md") : NULL, *csv = dir ? path_join(dir, "results.csv") : NULL;
+  char *ref_variant = NULL, *ref_backend = NULL, *ref_label = NULL, *description = NULL;
+  strv images = {0};
+  json_t *records = NULL;
+  int status = name && md && csv ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && json_array_size(records) == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no records", results_file);
+  if (status == MAPP_OK) status = ensure_plots(results_file, reference, &images);
+  if (status == MAPP_OK) status = plot_reference(dir, reference, &ref_variant, &ref_backend);
+  if (status == MAPP_OK) status = spec_description(dir, &description);
+  if (status == MAPP_OK && ref_variant) ref_label = str_printf("%s/%s", ref_variant, ref_backend);
+  report_context ctx = {.dir = dir, .name = name, .description = description, .ref_variant = ref_variant,
+                        .ref_backend = ref_backend, .ref_label = ref_label, .images = &images};
+  if (status == MAPP_OK) status = write_markdown(md, &ctx, records);
+  if (status == MAPP_OK) status = write_csv(csv, records);
+  if (status == MAPP_OK) printf("%s\n%s\n", md, csv);
+  json_decref(records);
+  strv_free(&images);
+  free(description);
+  free(ref_label);
+  free(ref_variant);
+  free(ref_backend);
+  free(csv);
+  free(md);
+  free(name);
+  free(dir);
+  free(results_file);
+  return status;
+}
+
+int verb_report(int argc, char **argv) {
+  const char *reference = NULL;
+  const mapp_option opts[] = {
+      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "VARIANT/BACKEND",
+       .help = "speedup reference", .default_text = "plots.reference of RESULTS/spec.yaml"},
+      MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl",
+                          "Write RESULTS/report.md (machine, a table per app, the figures; plots are drawn\n"
+                          "first when results.jsonl is newer than them) and RESULTS/results.csv.",
+                          opts, 1, 1, false, argc, argv, &args);
+  if (status == MAPP_OK && !args.help_shown) status = report(args.cli.positional[0], reference);
+  verb_args_free(&args);
+  return status;
+}

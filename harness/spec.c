@@ -1,0 +1,224 @@
+#include "spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapp_error.h"
+#include "yamlutil.h"
+
+static const char *const top_keys[] = {"name", "description", "repetitions", "runs", "plots", NULL};
+static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads",
+                                       "sizes", "scaling", "args", NULL};
+static const char *const known_backends = "serial|omp|cuda";
+static const char *const known_sizes = "tiny|small|medium|large";
+
+static bool one_of(const char *choices, const char *word) {
+  size_t len = strlen(word);
+  for (const char *p = choices; *p;) {
+    size_t n = strcspn(p, "|");
+    if (n == len && strncmp(p, word, len) == 0) return true;
+    p += n + (p[n] == '|');
+  }
+  return false;
+}
+
+/* Every item of a list key must be one of choices. */
+static int check_choices(const yaml_map *m, const char *key, const strv *items, const char *choices) {
+  for (size_t i = 0; i < items->count; ++i)
+    if (!one_of(choices, items->items[i]))
+      return yaml_error_at(m, key, "'%s' has unknown value '%s' (choose from %s)", key, items->items[i], choices);
+  return MAPP_OK;
+}
+
+static int default_list(strv *list, const char *value) { return list->count ? MAPP_OK : strv_push(list, value); }
+
+static int parse_run(const yaml_map *m, spec_run *run) {
+  MAPP_TRY(yaml_check_keys(m, run_keys));
+  MAPP_TRY(yaml_get_string(m, "app", true, &run->app));
+  MAPP_TRY(yaml_get_strings(m, "variants", false, &run->variants));
+  MAPP_TRY(yaml_get_strings(m, "backends", false, &run->backends));
+  MAPP_TRY(yaml_get_longs(m, "ranks", true, 1, &run->ranks, &run->nranks));
+  MAPP_TRY(yaml_get_longs(m, "threads", false, 1, &run->threads, &run->nthreads));
+  MAPP_TRY(yaml_get_strings(m, "sizes", false, &run->sizes));
+  MAPP_TRY(yaml_get_string(m, "scaling", false, &run->scaling));
+  MAPP_TRY(yaml_get_strings(m, "args", false, &run->args));
+  MAPP_TRY(default_list(&run->backends, "serial"));
+  MAPP_TRY(default_list(&run->sizes, "tiny"));
+  MAPP_TRY(check_choices(m, "backends", &run->backends, known_backends));
+  MAPP_TRY(check_choices(m, "sizes", &run->sizes, known_sizes));
+  if (!run->scaling && !(run->scaling = strdup("strong"))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (!one_of("weak|strong", run->scaling))
+    return yaml_error_at(m, "scaling", "'scaling' must be weak or strong, got '%s'", run->scaling);
+  if (!run->threads) {
+    if (!(run->threads = malloc(sizeof *run->threads))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    run->threads[0] = 1;
+    run->nthreads = 1;
+  }
+  return MAPP_OK;
+}
+
+static int parse_plots(const yaml_map *root, sweep_spec *spec) {
+  static const char *const plot_keys[] = {"reference", NULL};
+  static const char *const ref_keys[] = {"variant", "backend", NULL};
+  yaml_map plots, ref;
+  MAPP_TRY(yaml_get_map(root, "plots", &plots));
+  MAPP_TRY(yaml_check_keys(&plots, plot_keys));
+  MAPP_TRY(yaml_get_map(&plots, "reference", &ref));
+  MAPP_TRY(yaml_check_keys(&ref, ref_keys));
+  MAPP_TRY(yaml_get_string(&ref, "variant", ref.node != NULL, &spec->reference_variant));
+  return yaml_get_string(&ref, "backend", ref.node != NULL, &spec->reference_backend);
+}
+
+/* The name becomes a directory: keep it to one safe path component. */
+static int check_name(const yaml_map *root, const char *name) {
+  const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+  if (name[0] == '\0' || name[0] == '.' || strspn(name, allowed) != strlen(name))
+    return yaml_error_at(root, "name", "'name' must be letters, digits, '.', '_' or '-' (it names the "
+                                       "results folder), got '%s'", name);
+  return MAPP_OK;
+}
+
+static int parse_spec(const yaml_map *root, sweep_spec *spec) {
+  MAPP_TRY(yaml_check_keys(root, top_keys));
+  MAPP_TRY(yaml_get_string(root, "name", true, &spec->name));
+  MAPP_TRY(check_name(root, spec->name));
+  MAPP_TRY(yaml_get_string(root, "description", false, &spec->description));
+  spec->repetitions = 1;
+  MAPP_TRY(yaml_get_long(root, "repetitions", false, 1, &spec->repetitions));
+  yaml_map *entries = NULL;
+  size_t count = 0;
+  int status = yaml_get_map_list(root, "runs", true, &entries, &count);
+  /* Zeroed entries free safely, so a parse failing half way frees them all. */
+  if (status == MAPP_OK && !(spec->runs = calloc(count, sizeof *spec->runs)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) spec->nruns = count;
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_run(&entries[i], &spec->runs[i]);
+  free(entries);
+  if (status == MAPP_OK) status = parse_plots(root, spec);
+  return status;
+}
+
+static int spec_from_doc(yaml_doc *y, int status, sweep_spec *spec) {
+  yaml_map root;
+  if (status == MAPP_OK) status = yaml_root(y, &root);
+  if (status == MAPP_OK) status = parse_spec(&root, spec);
+  if (status == MAPP_OK && !(spec->origin = strdup(y->origin))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  yaml_close(y);
+  if (status != MAPP_OK) spec_free(spec);
+  return status;
+}
+
+int spec_load(const char *path, sweep_spec *spec) {
+  *spec = (sweep_spec){0};
+  yaml_doc y;
+  int status = yaml_load_file(path, &y);
+  return spec_from_doc(&y, status, spec);
+}
+
+int spec_parse_string(const char *text, const char *origin, sweep_spec *spec) {
+  *spec = (sweep_spec){0};
+  yaml_doc y;
+  int status = yaml_load_string(text, origin, &y);
+  return spec_from_doc(&y, status, spec);
+}
+
+static void spec_run_free(spec_run *run) {
+  free(run->app);
+  strv_free(&run->variants);
+  strv_free(&run->backends);
+  strv_free(&run->sizes);
+  strv_free(&run->args);
+  free(run->ranks);
+  free(run->threads);
+  free(run->scaling);
+}
+
+void spec_free(sweep_spec *spec) {
+  for (size_t i = 0; i < spec->nruns; ++i) spec_run_free(&spec->runs[i]);
+  free(spec->runs);
+  free(spec->name);
+  free(spec->description);
+  free(spec->origin);
+  free(spec->reference_variant);
+  free(spec->reference_backend);
+  *spec = (sweep_spec){0};
+}
+
+/* ---------------------------------------------------------------- expansion */
+
+static const app_info *find_app(const app_info *apps, size_t napps, const char *name) {
+  for (size_t i = 0; i < napps; ++i)
+    if (strcmp(apps[i].name, name) == 0) return &apps[i];
+  return NULL;
+}
+
+/* The variants a run entry names, checked against the app; all when it names none. */
+static int run_variants(const spec_run *run, const app_info *app, const sweep_spec *spec, const char ***names,
+                        size_t *count) {
+  *count = run->variants.count ? run->variants.count : app->nvariants;
+  *names = calloc(*count, sizeof **names);
+  if (!*names) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (size_t i = 0; i < *count; ++i) {
+    (*names)[i] = run->variants.count ? run->variants.items[i] : app->variants[i].name;
+    if (!app_find_variant(app, (*names)[i]))
+      return mapp_fail(MAPP_ERR_INPUT, "%s: app '%s' has no variant '%s'", spec->origin, run->app, (*names)[i]);
+  }
+  return MAPP_OK;
+}
+
+static int push_job(sweep_jobs *jobs, size_t *capacity, const sweep_job *item) {
+  if (jobs->count == *capacity) {
+    size_t grown = *capacity ? *capacity * 2 : 64;
+    sweep_job *items = realloc(jobs->items, grown * sizeof *items);
+    if (!items) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory expanding the sweep");
+    jobs->items = items;
+    *capacity = grown;
+  }
+  jobs->items[jobs->count++] = *item;
+  return MAPP_OK;
+}
+
+/* The product of one run entry for one repetition. */
+static int expand_run(const spec_run *run, const app_info *app, const char **variants, size_t nvariants,
+                      long repetition, sweep_jobs *jobs, size_t *capacity) {
+  for (size_t v = 0; v < nvariants; ++v)
+    for (size_t b = 0; b < run->backends.count; ++b)
+      for (size_t s = 0; s < run->sizes.count; ++s)
+        for (size_t t = 0; t < run->nthreads; ++t)
+          for (size_t r = 0; r < run->nranks; ++r) {
+            sweep_job item = {
+                .job = {.app = run->app, .variant = variants[v], .backend = run->backends.items[b],
+                        .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
+                        .threads = run->threads[t], .repetition = repetition, .extra_args = &run->args},
+                .combo = app_combo(app, variants[v], run->backends.items[b])};
+            MAPP_TRY(push_job(jobs, capacity, &item));
+          }
+  return MAPP_OK;
+}
+
+int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, sweep_jobs *jobs) {
+  *jobs = (sweep_jobs){0};
+  size_t capacity = 0;
+  int status = MAPP_OK;
+  for (long rep = 0; status == MAPP_OK && rep < spec->repetitions; ++rep)
+    for (size_t i = 0; status == MAPP_OK && i < spec->nruns; ++i) {
+      const spec_run *run = &spec->runs[i];
+      const app_info *app = find_app(apps, napps, run->app);
+      if (!app) {
+        status = mapp_fail(MAPP_ERR_INPUT, "%s: no mini-app '%s' in this build", spec->origin, run->app);
+        break;
+      }
+      const char **variants = NULL;
+      size_t nvariants = 0;
+      status = run_variants(run, app, spec, &variants, &nvariants);
+      if (status == MAPP_OK) status = expand_run(run, app, variants, nvariants, rep, jobs, &capacity);
+      free(variants);
+    }
+  if (status != MAPP_OK) sweep_jobs_free(jobs);
+  return status;
+}
+
+void sweep_jobs_free(sweep_jobs *jobs) {
+  free(jobs->items);
+  *jobs = (sweep_jobs){0};
+}

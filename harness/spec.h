@@ -1,0 +1,67 @@
+/* Sweep specifications (the YAML files in harness/sweeps):
+ *
+ *   name: quick                       # results go to <out>/<name>/
+ *   description: ...
+ *   repetitions: 2                    # default 1
+ *   runs:                             # each entry is a product of its lists
+ *     - app: heat                     # required
+ *       variants: [mpi]               # default: every variant the app lists
+ *       backends: [serial]            # default: [serial]
+ *       ranks: [1, 2, 4]              # required
+ *       threads: [1]                  # default: [1]
+ *       sizes: [tiny]                 # default: [tiny]
+ *       scaling: weak                 # weak | strong (default strong)
+ *       args: ["--steps", "50"]       # extra app flags (optional)
+ *   plots:
+ *     reference: {variant: mpi, backend: serial}   # speedup reference
+ */
+#ifndef HARNESS_SPEC_H
+#define HARNESS_SPEC_H
+
+#include <stddef.h>
+
+#include "apps.h"
+#include "job.h"
+#include "strv.h"
+
+typedef struct {
+  char *app;
+  strv variants; /* empty: all of the app's */
+  strv backends, sizes, args;
+  long *ranks, *threads;
+  size_t nranks, nthreads;
+  char *scaling;
+} spec_run;
+
+typedef struct {
+  char *name, *description, *origin;
+  long repetitions;
+  spec_run *runs;
+  size_t nruns;
+  char *reference_variant, *reference_backend; /* NULL: the first app's first variant, serial */
+} sweep_spec;
+
+int spec_load(const char *path, sweep_spec *spec);
+int spec_parse_string(const char *text, const char *origin, sweep_spec *spec);
+void spec_free(sweep_spec *spec);
+
+/* One job of an expanded sweep and whether this build can run it. */
+typedef struct {
+  job job;
+  combo_status combo;
+} sweep_job;
+
+typedef struct {
+  sweep_job *items;
+  size_t count;
+} sweep_jobs;
+
+/* The jobs of a spec in run order: repetition outermost, so slow drift of
+ * the machine spreads evenly over the configurations instead of biasing
+ * whichever ran last. `apps` holds the --list of every app the spec names
+ * (in any order); an app absent from it, an unknown variant or an unknown
+ * backend name is an input error. Jobs point into spec and apps. */
+int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, sweep_jobs *jobs);
+void sweep_jobs_free(sweep_jobs *jobs);
+
+#endif

@@ -1,0 +1,56 @@
+/* Statistics over a results file, Google Benchmark's way: repetitions of a
+ * configuration are summarised by their median, with min and max as the
+ * spread, never by a single time. */
+#ifndef HARNESS_STATS_H
+#define HARNESS_STATS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The repetitions of one configuration. Strings point into the records. */
+typedef struct {
+  const char *app, *variant, *backend, *size, *scaling;
+  long ranks, threads;
+  const char *fom_name; /* "cell-updates/s" */
+  size_t runs;          /* records of this configuration */
+  size_t timed;         /* of which exited 0 with a figure of merit: the ones the numbers use */
+  size_t verify_failed; /* runs whose own verification failed */
+  const char *baseline; /* worst over the runs: fail, missing, pass, none */
+  double fom_median, fom_min, fom_max;
+  double wall_median;
+  /* private: the samples while grouping */
+  double *foms, *walls;
+  size_t capacity;
+} result_group;
+
+typedef struct {
+  result_group *items; /* sorted by app, scaling, size, variant, backend, threads, ranks */
+  size_t count;
+} group_table;
+
+/* Median of values (sorts them in place); n > 0. */
+double stats_median(double *values, size_t n);
+int stats_group(const json_t *records, group_table *table);
+void group_table_free(group_table *table);
+
+/* A derived number with the spread its min and max FOM give. */
+typedef struct {
+  double value, low, high;
+} ratio;
+
+/* eff(n) = fom(n) / (n fom(1)) for weak scaling: 1.0 when throughput grows
+ * with the ranks. The base is the series' smallest rank count n0 when no
+ * n = 1 run exists: eff(n) = (fom(n)/n) / (fom(n0)/n0). */
+double weak_efficiency(double fom, long ranks, double base_fom, long base_ranks);
+bool stats_weak_efficiency(const group_table *t, const result_group *g, ratio *out);
+/* fom / fom of the reference variant/backend at the same app, size,
+ * scaling and rank count (the reference's fewest threads). */
+bool stats_speedup(const group_table *t, const result_group *g, const char *ref_variant,
+                   const char *ref_backend, ratio *out);
+/* Strong scaling T(n0)/T(n) = fom(n)/fom(n0): the work is fixed. */
+bool stats_strong_speedup(const group_table *t, const result_group *g, ratio *out);
+/* Same configuration but the rank count (and for the reference, variant and backend). */
+bool group_same_series(const result_group *a, const result_group *b);
+
+#endif

@@ -1,0 +1,372 @@
+/* mapp submit SPEC --env ENV: one batch script per configuration (all its
+ * repetitions), submitted with sbatch; mapp collect RESULTS: the records of
+ * the jobs that finished, judged like a sweep's runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "execute.h"
+#include "fsutil.h"
+#include "launch.h"
+#include "mapp_error.h"
+#include "proc.h"
+#include "results.h"
+#include "sweep_setup.h"
+#include "verbs.h"
+
+/* The shell helper every script runs its repetitions through: the exit code
+ * and elapsed seconds go to a .status file, which is how `collect` knows a
+ * repetition ended (and how it went) without asking the scheduler. */
+static const char run_helper[] =
+    "mapp_run() {\n"
+    "  local status_file=$1 log=$2\n"
+    "  shift 2\n"
+    "  local start end rc\n"
+    "  start=$(date +%s.%N)\n"
+    "  \"$@\" >\"$log\" 2>&1\n"
+    "  rc=$?\n"
+    "  end=$(date +%s.%N)\n"
+    "  echo \"$rc $(awk -v a=\"$start\" -v b=\"$end\" 'BEGIN { print b - a }')\" >\"$status_file\"\n"
+    "}\n";
+
+static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+/* Nodes enough for ranks x threads cores and, for CUDA, one GPU per rank. */
+static int node_count(const harness_env *env, const job *j, long *nodes) {
+  *nodes = ceil_div(j->ranks * j->threads, env->cores_per_node);
+  if (strcmp(j->backend, "cuda") != 0) return MAPP_OK;
+  if (env->gpus_per_node < 1)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: gpus_per_node is 0, so %s/%s jobs cannot be placed", env->origin,
+                     j->variant, j->backend);
+  long gpu_nodes = ceil_div(j->ranks, env->gpus_per_node);
+  if (gpu_nodes > *nodes) *nodes = gpu_nodes;
+  return MAPP_OK;
+}
+
+typedef struct {
+  const sweep_setup *setup;
+  const sweep_paths *paths; /* absolute */
+} submit_context;
+
+static int push_directives(strv *lines, const harness_env *env, const job *j, const char *stem,
+                           const char *sweep_name, const char *jobs_dir) {
+  long nodes;
+  MAPP_TRY(node_count(env, j, &nodes));
+  MAPP_TRY(strv_push(lines, "#!/bin/bash"));
+  MAPP_TRY(strv_pushf(lines, "#SBATCH --job-name=mapp-%s-%s", sweep_name, stem));
+  if (env->partition) MAPP_TRY(strv_pushf(lines, "#SBATCH --partition=%s", env->partition));
+  if (env->account) MAPP_TRY(strv_pushf(lines, "#SBATCH --account=%s", env->account));
+  if (env->time_limit) MAPP_TRY(strv_pushf(lines, "#SBATCH --time=%s", env->time_limit));
+  MAPP_TRY(strv_pushf(lines, "#SBATCH --nodes=%ld", nodes));
+  MAPP_TRY(strv_pushf(lines, "#SBATCH --ntasks=%ld", j->ranks));
+  MAPP_TRY(strv_pushf(lines, "#SBATCH --cpus-per-task=%ld", j->threads));
+  if (strcmp(j->backend, "cuda") == 0) MAPP_TRY(strv_push(lines, "#SBATCH --gpus-per-task=1"));
+  MAPP_TRY(strv_pushf(lines, "#SBATCH --output=%s/%s.out", jobs_dir, stem));
+  for (size_t i = 0; i < env->directives.count; ++i)
+    MAPP_TRY(strv_pushf(lines, "#SBATCH %s", env->directives.items[i]));
+  return MAPP_OK;
+}
+
+/* Modules first (their scripts may set variables the job's must override). */
+static int push_environment(strv *lines, const harness_env *env, const job *j) {
+  for (size_t i = 0; i < env->modules.count; ++i) MAPP_TRY(strv_pushf(lines, "module load %s", env->modules.items[i]));
+  strv names = {0}, values = {0};
+  int status = launch_variables(env, j, &names, &values);
+  for (size_t i = 0; status == MAPP_OK && i < names.count; ++i) {
+    char *quoted = shell_quote(values.items[i]);
+    status = quoted ? strv_pushf(lines, "export %s=%s", names.items[i], quoted) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(quoted);
+  }
+  strv_free(&names);
+  strv_free(&values);
+  return status;
+}
+
+/* The script line of repetition j->repetition ("mapp_run STATUS LOG LAUNCH...",
+ * every word quoted for the shell) and the launch alone for its record. */
+static int launch_line(const harness_env *env, const job *j, const char *runs_dir, char **line, char **launch) {
+  job_files files;
+  MAPP_TRY(job_files_make(runs_dir, j, &files));
+  strv argv = {0}, words = {0};
+  char *stem = job_stem(j);
+  int status = stem ? launch_command(env, j, &files, &argv) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = strv_push(&words, "mapp_run");
+  if (status == MAPP_OK) status = strv_pushf(&words, "%s/%s.status", runs_dir, stem);
+  if (status == MAPP_OK) status = strv_push(&words, files.log);
+  if (status == MAPP_OK) status = strv_extend(&words, &argv);
+  *launch = status == MAPP_OK ? strv_join_shell(&argv) : NULL;
+  *line = *launch ? strv_join_shell(&words) : NULL;
+  if (status == MAPP_OK && !*line) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(stem);
+  strv_free(&words);
+  strv_free(&argv);
+  job_files_free(&files);
+  return status;
+}
+
+/* The whole script of a configuration (j is its repetition 0). */
+static int batch_script(const submit_context *ctx, const job *j, const char *stem, json_t *launches, char **script) {
+  const harness_env *env = &ctx->setup->env;
+  strv lines = {0};
+  int status = push_directives(&lines, env, j, stem, ctx->setup->spec.name, ctx->paths->jobs_dir);
+  if (status == MAPP_OK)
+    status = strv_pushf(&lines, "# Generated by `mapp submit` from %s for environment %s (%s).\n"
+                        "# `mapp collect %s` gathers the records when the job has ended.",
+                        ctx->setup->spec.origin, env->name, env->origin, ctx->paths->dir);
+  if (status == MAPP_OK) status = push_environment(&lines, env, j);
+  if (status == MAPP_OK) status = strv_push(&lines, run_helper);
+  for (long rep = 0; status == MAPP_OK && rep < ctx->setup->spec.repetitions; ++rep) {
+    job r = *j;
+    r.repetition = rep;
+    char *line = NULL, *launch = NULL;
+    status = launch_line(env, &r, ctx->paths->runs_dir, &line, &launch);
+    if (status == MAPP_OK) status = strv_push(&lines, line);
+    if (status == MAPP_OK) json_array_append_new(launches, json_string(launch));
+    free(line);
+    free(launch);
+  }
+  if (status == MAPP_OK && !(*script = strv_join(&lines, "\n"))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  strv_free(&lines);
+  return status;
+}
+
+static json_t *job_entry(const job *j, const char *stem, const char *script_path, json_t *launches) {
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:n}", "stem", stem, "app", j->app,
+                   "variant", j->variant, "backend", j->backend, "size", j->size, "scaling", j->scaling, "ranks",
+                   (json_int_t)j->ranks, "threads", (json_int_t)j->threads, "script", script_path, "launches",
+                   launches, "job_id");
+}
+
+/* sbatch --parsable prints "ID" or "ID;CLUSTER". */
+static int sbatch(const char *script_path, char **job_id) {
+  strv argv = {0};
+  char *text = NULL;
+  proc_outcome outcome;
+  int status = strv_push(&argv, "sbatch");
+  if (status == MAPP_OK) status = strv_push(&argv, "--parsable");
+  if (status == MAPP_OK) status = strv_push(&argv, script_path);
+  proc_request req = {.argv = &argv};
+  if (status == MAPP_OK) status = proc_capture(&req, &text, &outcome);
+  if (status == MAPP_OK && outcome.exit_code != 0)
+    status = mapp_fail(MAPP_ERR_SYSTEM, "sbatch %s failed with exit code %d", script_path, outcome.exit_code);
+  if (status == MAPP_OK) {
+    text[strcspn(text, ";\n")] = '\0';
+    *job_id = strdup(text);
+  }
+  free(text);
+  strv_free(&argv);
+  return status;
+}
+
+static int write_jobs_file(const submit_context *ctx, json_t *entries) {
+  char *path = path_join(ctx->paths->dir, "jobs.json");
+  json_t *doc = json_pack("{s:s, s:s, s:s, s:I, s:O}", "sweep", ctx->setup->spec.name, "env", ctx->setup->env.origin,
+                          "runs_dir", ctx->paths->runs_dir, "repetitions", (json_int_t)ctx->setup->spec.repetitions,
+                          "jobs", entries);
+  char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+  int status = path && text ? write_text_file(path, text) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(text);
+  json_decref(doc);
+  free(path);
+  return status;
+}
+
+/* Prints (dry run) or writes and submits the script of one configuration. */
+static int submit_one(const submit_context *ctx, const job *j, bool dry_run, json_t *entries) {
+  char *stem = job_stem(&(job){.app = j->app, .variant = j->variant, .backend = j->backend, .size = j->size,
+                               .scaling = j->scaling, .ranks = j->ranks, .threads = j->threads, .repetition = -1});
+  char *script_path = stem ? str_printf("%s/%s.sbatch", ctx->paths->jobs_dir, stem) : NULL;
+  json_t *launches = json_array();
+  char *script = NULL, *job_id = NULL;
+  int status = script_path ? batch_script(ctx, j, stem, launches, &script) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && dry_run) printf("# ---- %s\n%s\n", script_path, script);
+  if (status == MAPP_OK && !dry_run) status = write_text_file(script_path, script);
+  if (status == MAPP_OK && !dry_run) status = sbatch(script_path, &job_id);
+  if (status == MAPP_OK && !dry_run) {
+    json_t *entry = job_entry(j, stem, script_path, json_incref(launches));
+    json_object_set_new(entry, "job_id", json_string(job_id));
+    json_array_append_new(entries, entry);
+    status = write_jobs_file(ctx, entries);
+    printf("submitted %s as job %s\n", script_path, job_id);
+  }
+  json_decref(launches);
+  free(job_id);
+  free(script);
+  free(script_path);
+  free(stem);
+  return status;
+}
+
+static int make_absolute(sweep_paths *p) {
+  char **fields[] = {&p->dir, &p->results_file, &p->runs_dir, &p->jobs_dir};
+  for (size_t i = 0; i < 4; ++i) {
+    char *abs = path_absolute(*fields[i]);
+    if (!abs) return mapp_fail(MAPP_ERR_SYSTEM, "cannot resolve %s", *fields[i]);
+    free(*fields[i]);
+    *fields[i] = abs;
+  }
+  return MAPP_OK;
+}
+
+static int prepare_paths(const sweep_setup *setup, const char *spec_path, const char *out, bool dry_run,
+                         sweep_paths *paths) {
+  if (dry_run) MAPP_TRY(sweep_paths_make(&setup->spec, out, paths));
+  else MAPP_TRY(sweep_paths_prepare(&setup->spec, spec_path, out, true, paths));
+  MAPP_TRY(make_absolute(paths));
+  return dry_run ? MAPP_OK : make_dirs(paths->jobs_dir);
+}
+
+static int submit(const char *spec_path, const char *env_path, const char *out, bool dry_run) {
+  sweep_setup setup;
+  MAPP_TRY(sweep_setup_open(spec_path, env_path, &setup));
+  sweep_paths paths = {0};
+  json_t *entries = json_array();
+  int status = MAPP_OK;
+  if (setup.env.scheduler != SCHEDULER_SLURM)
+    status = mapp_fail(MAPP_ERR_INPUT, "environment %s (%s) has no batch scheduler: use mapp sweep", setup.env.name,
+                       setup.env.origin);
+  if (status == MAPP_OK) status = prepare_paths(&setup, spec_path, out, dry_run, &paths);
+  submit_context ctx = {.setup = &setup, .paths = &paths};
+  size_t scripts = 0;
+  for (size_t i = 0; status == MAPP_OK && i < setup.jobs.count; ++i) {
+    const sweep_job *sj = &setup.jobs.items[i];
+    if (sj->job.repetition != 0 || sj->combo != COMBO_RUNNABLE) continue;
+    status = submit_one(&ctx, &sj->job, dry_run, entries);
+    ++scripts;
+  }
+  if (status == MAPP_OK)
+    printf("%s%zu batch script%s for %s (%ld repetition%s each)\n", dry_run ? "dry run: " : "", scripts,
+           scripts == 1 ? "" : "s", setup.spec.name, setup.spec.repetitions, setup.spec.repetitions == 1 ? "" : "s");
+  json_decref(entries);
+  sweep_paths_free(&paths);
+  sweep_setup_close(&setup);
+  return status;
+}
+
+int verb_submit(int argc, char **argv) {
+  const char *env_path = NULL, *out = "results";
+  bool dry_run = false;
+  const mapp_option opts[] = {
+      {.name = "env", .kind = MAPP_OPT_STRING, .dest = &env_path, .help = "environment file with scheduler: slurm"},
+      {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .help = "results root: OUT/<name>/{jobs,runs}"},
+      {.name = "dry-run", .kind = MAPP_OPT_FLAG, .dest = &dry_run, .help = "print the scripts, write and submit nothing"},
+      MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("submit", "SPEC.yaml",
+                          "Write one batch script per configuration of a sweep (its repetitions run in sequence\n"
+                          "inside the job) and submit each with sbatch; job ids go to OUT/<name>/jobs.json.",
+                          opts, 1, 1, false, argc, argv, &args);
+  if (status == MAPP_OK && !args.help_shown && !env_path)
+    status = mapp_fail(MAPP_ERR_INPUT, "mapp submit needs --env (an environment with scheduler: slurm)");
+  if (status == MAPP_OK && !args.help_shown) status = submit(args.cli.positional[0], env_path, out, dry_run);
+  verb_args_free(&args);
+  return status;
+}
+
+/* ---------------------------------------------------------------- collect */
+
+typedef struct {
+  size_t collected, failed, pending, already;
+} collect_tally;
+
+/* "EXIT_CODE ELAPSED" written by mapp_run; false while the repetition has not ended. */
+static bool read_status_file(const char *path, proc_outcome *out) {
+  char *text = NULL;
+  if (!path_exists(path) || read_text_file(path, &text) != MAPP_OK) {
+    mapp_error_clear();
+    return false;
+  }
+  bool ok = sscanf(text, "%d %lf", &out->exit_code, &out->elapsed_s) == 2;
+  free(text);
+  return ok;
+}
+
+/* Judges a repetition that has ended and appends its record. */
+static int collect_finished(const json_t *entry, const job *j, const job_files *files, const proc_outcome *proc,
+                            const char *sweep, const char *results_file, collect_tally *tally) {
+  const char *launch = json_string_value(json_array_get(json_object_get(entry, "launches"), (size_t)j->repetition));
+  execute_options opt = {.sweep = sweep, .check_baseline = true, .keep_output = false};
+  job_result res;
+  int status = job_judge(j, files, launch ? launch : "", proc, &opt, &res);
+  if (status == MAPP_OK) status = results_append(results_file, res.record);
+  if (status == MAPP_OK) {
+    ++tally->collected;
+    tally->failed += res.outcome != OUTCOME_OK;
+  }
+  job_result_free(&res);
+  return status;
+}
+
+static int collect_repetition(const json_t *entry, const job *j, const char *runs_dir, const char *sweep,
+                              const char *results_file, const json_t *done, collect_tally *tally) {
+  char *key = job_key(j), *stem = job_stem(j);
+  char *status_path = stem ? str_printf("%s/%s.status", runs_dir, stem) : NULL;
+  job_files files = {0};
+  proc_outcome proc;
+  int status = key && status_path ? job_files_make(runs_dir, j, &files) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && json_object_get(done, key))
+    ++tally->already;
+  else if (status == MAPP_OK && !read_status_file(status_path, &proc))
+    ++tally->pending;
+  else if (status == MAPP_OK)
+    status = collect_finished(entry, j, &files, &proc, sweep, results_file, tally);
+  job_files_free(&files);
+  free(status_path);
+  free(stem);
+  free(key);
+  return status;
+}
+
+static int collect_jobs(const json_t *doc, const char *results_file, const json_t *done, collect_tally *tally) {
+  const char *runs_dir = json_string_value(json_object_get(doc, "runs_dir"));
+  const char *sweep = json_string_value(json_object_get(doc, "sweep"));
+  long reps = (long)json_integer_value(json_object_get(doc, "repetitions"));
+  size_t i;
+  const json_t *e;
+  json_array_foreach(json_object_get(doc, "jobs"), i, e) {
+    job j = {.app = json_string_value(json_object_get(e, "app")), .variant = json_string_value(json_object_get(e, "variant")),
+             .backend = json_string_value(json_object_get(e, "backend")), .size = json_string_value(json_object_get(e, "size")),
+             .scaling = json_string_value(json_object_get(e, "scaling")),
+             .ranks = (long)json_integer_value(json_object_get(e, "ranks")),
+             .threads = (long)json_integer_value(json_object_get(e, "threads"))};
+    if (!runs_dir || !j.app || !j.variant || !j.backend || !j.size || !j.scaling)
+      return mapp_fail(MAPP_ERR_INPUT, "jobs.json: job %zu is incomplete", i);
+    for (j.repetition = 0; j.repetition < reps; ++j.repetition)
+      MAPP_TRY(collect_repetition(e, &j, runs_dir, sweep, results_file, done, tally));
+  }
+  return MAPP_OK;
+}
+
+static int collect(const char *dir) {
+  char *jobs_path = path_join(dir, "jobs.json"), *results_file = path_join(dir, "results.jsonl");
+  json_error_t err;
+  json_t *doc = NULL, *done = NULL;
+  int status = jobs_path && results_file ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && !(doc = json_load_file(jobs_path, 0, &err)))
+    status = mapp_fail(MAPP_ERR_INPUT, "cannot read %s: %s (was the sweep submitted with mapp submit?)", jobs_path, err.text);
+  if (status == MAPP_OK) status = sweep_done_keys(results_file, true, &done);
+  collect_tally tally = {0};
+  if (status == MAPP_OK) status = collect_jobs(doc, results_file, done, &tally);
+  if (status == MAPP_OK) {
+    printf("collected %zu record%s (%zu failed), %zu still pending, %zu collected before\nresults: %s\n",
+           tally.collected, tally.collected == 1 ? "" : "s", tally.failed, tally.pending, tally.already, results_file);
+    status = tally.failed ? MAPP_ERR_VERIFY : MAPP_OK;
+  }
+  json_decref(done);
+  json_decref(doc);
+  free(results_file);
+  free(jobs_path);
+  return status;
+}
+
+int verb_collect(int argc, char **argv) {
+  const mapp_option opts[] = {MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("collect", "RESULTS_DIR",
+                          "Append the records of the submitted repetitions that have ended to results.jsonl,\n"
+                          "checked against their baselines like a sweep's. Exit 1 when one failed.",
+                          opts, 1, 1, false, argc, argv, &args);
+  if (status == MAPP_OK && !args.help_shown) status = collect(args.cli.positional[0]);
+  verb_args_free(&args);
+  return status;
+}

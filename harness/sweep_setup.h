@@ -1,0 +1,45 @@
+/* What `sweep` and `submit` share: the spec, the environment, each app's
+ * --list, the expanded jobs, and the results folder OUT/<name>/. */
+#ifndef HARNESS_SWEEP_SETUP_H
+#define HARNESS_SWEEP_SETUP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "apps.h"
+#include "env.h"
+#include "spec.h"
+
+typedef struct {
+  sweep_spec spec;
+  harness_env env;
+  app_info *apps; /* one per distinct app of the spec */
+  size_t napps;
+  sweep_jobs jobs;
+} sweep_setup;
+
+/* Loads and expands; an app the build lacks is an input error before anything runs. */
+int sweep_setup_open(const char *spec_path, const char *env_path, sweep_setup *s);
+void sweep_setup_close(sweep_setup *s);
+
+typedef struct {
+  char *dir;          /* OUT/<name> */
+  char *results_file; /* OUT/<name>/results.jsonl */
+  char *runs_dir;     /* OUT/<name>/runs: answers, records and logs of each run */
+  char *jobs_dir;     /* OUT/<name>/jobs: batch scripts (submit) */
+} sweep_paths;
+
+/* Only the names (nothing is created). */
+int sweep_paths_make(const sweep_spec *spec, const char *out, sweep_paths *p);
+/* The names, and the folders made with a copy of the spec as spec.yaml. A
+ * fresh sweep moves an earlier results.jsonl aside (results-<time>.jsonl)
+ * rather than mixing two sweeps' records; a resumed one drops a torn last
+ * line so its appends start clean. */
+int sweep_paths_prepare(const sweep_spec *spec, const char *spec_path, const char *out, bool resume,
+                        sweep_paths *p);
+void sweep_paths_free(sweep_paths *p);
+/* The keys of the records already in results_file when resuming, else an
+ * empty set. */
+int sweep_done_keys(const char *results_file, bool resume, json_t **keys);
+
+#endif

@@ -1,0 +1,48 @@
+#!/bin/bash
+# The mapp command line: help everywhere, bad verbs and flags exit 2 with
+# one clear line, `list` shows the built apps.
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "$MAPP" --help
+expect_output "sweep"
+expect_exit 2 "$MAPP"
+expect_exit 2 "$MAPP" frobnicate
+expect_output "unknown verb 'frobnicate'"
+expect_one_error_line "$MAPP" frobnicate
+
+for verb in list run sweep check bless plot report submit collect; do
+  expect_exit 0 "$MAPP" "$verb" --help
+  expect_output "usage: mapp $verb"
+  expect_exit 2 "$MAPP" "$verb" --no-such-flag
+  expect_output "unknown option '--no-such-flag'"
+  expect_one_error_line "$MAPP" "$verb" --no-such-flag
+done
+
+expect_exit 2 "$MAPP" run                       # APP missing
+expect_exit 2 "$MAPP" run heat extra-positional
+expect_exit 2 "$MAPP" run heat -n 0
+expect_output "--ranks: 0 is outside"
+expect_exit 2 "$MAPP" run heat --size huge
+expect_exit 2 "$MAPP" run no-such-app
+expect_output "no mini-app 'no-such-app'"
+expect_exit 2 "$MAPP" check only-one.h5
+expect_exit 2 "$MAPP" check a.h5 b.h5 --model fuzzy
+expect_exit 2 "$MAPP" check a.h5 b.h5 --bound -1
+expect_exit 2 "$MAPP" sweep missing-spec.yaml
+expect_output "cannot read missing-spec.yaml"
+expect_exit 2 "$MAPP" plot no-such-results
+expect_exit 2 "$MAPP" plot "$SCRATCH" --format png,gif
+expect_exit 2 "$MAPP" run heat --env no-such-env.yaml
+
+if [ -x "$MAPP_BIN_DIR/mapp-heat" ]; then
+  expect_exit 0 "$MAPP" list
+  expect_output "heat"
+  expect_output "mpi"
+  expect_output "serial"
+  expect_exit 2 "$MAPP" run heat --variant no-such-variant
+  expect_output "has no variant 'no-such-variant'"
+  # the app's own bad-flag exit 2 comes back as ours, with its message
+  expect_exit 2 "$MAPP" run heat --out "$SCRATCH/r" -- --no-such-app-flag
+  expect_output "mapp-heat exited with 2: unknown option '--no-such-app-flag'"
+fi
+echo "cli: ok"

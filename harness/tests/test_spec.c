@@ -1,0 +1,195 @@
+/* Unit tests of sweep specs, environments and app listings (spec.c, env.c, apps.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "apps.h"
+#include "env.h"
+#include "mapp_error.h"
+#include "spec.h"
+
+static const char good_spec[] =
+    "name: quick\n"
+    "description: test sweep\n"
+    "repetitions: 2\n"
+    "runs:\n"
+    "  - app: heat\n"
+    "    variants: [mpi]\n"
+    "    backends: [serial, omp, cuda]\n"
+    "    ranks: [1, 2]\n"
+    "    sizes: [tiny]\n"
+    "    scaling: weak\n"
+    "    args: [\"--steps\", \"50\"]\n"
+    "plots:\n"
+    "  reference: {variant: mpi, backend: serial}\n";
+
+/* heat as its --list would describe it: mpi with serial built and omp not,
+ * tasks with serial only. */
+static const char heat_list[] =
+    "{\"app\":\"heat\",\"variants\":["
+    "{\"name\":\"mpi\",\"description\":\"d\",\"backends\":[{\"name\":\"serial\",\"built\":true},"
+    "{\"name\":\"omp\",\"built\":false}]},"
+    "{\"name\":\"tasks\",\"description\":\"t\",\"backends\":[{\"name\":\"serial\",\"built\":true}]}]}";
+
+/* Parses text expecting an input error whose message contains `needle`. */
+static void expect_spec_error(const char *text, const char *needle) {
+  sweep_spec spec;
+  mapp_error_clear();
+  assert_int_equal(spec_parse_string(text, "bad.yaml", &spec), MAPP_ERR_INPUT);
+  if (!strstr(mapp_error_message(), needle)) fail_msg("message '%s' lacks '%s'", mapp_error_message(), needle);
+  mapp_error_clear();
+}
+
+static void parses_a_good_spec(void **state) {
+  (void)state;
+  sweep_spec spec;
+  assert_int_equal(spec_parse_string(good_spec, "quick.yaml", &spec), MAPP_OK);
+  assert_string_equal(spec.name, "quick");
+  assert_int_equal(spec.repetitions, 2);
+  assert_int_equal(spec.nruns, 1);
+  const spec_run *run = &spec.runs[0];
+  assert_string_equal(run->app, "heat");
+  assert_int_equal(run->nranks, 2);
+  assert_int_equal(run->ranks[1], 2);
+  assert_int_equal(run->nthreads, 1); /* default [1] */
+  assert_int_equal(run->threads[0], 1);
+  assert_int_equal(run->backends.count, 3);
+  assert_string_equal(run->scaling, "weak");
+  assert_int_equal(run->args.count, 2);
+  assert_string_equal(spec.reference_variant, "mpi");
+  assert_string_equal(spec.reference_backend, "serial");
+  spec_free(&spec);
+}
+
+static void defaults_fill_omitted_lists(void **state) {
+  (void)state;
+  sweep_spec spec;
+  assert_int_equal(spec_parse_string("name: d\nruns:\n  - app: heat\n    ranks: [4]\n", "d.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec.repetitions, 1);
+  assert_string_equal(spec.runs[0].backends.items[0], "serial");
+  assert_string_equal(spec.runs[0].sizes.items[0], "tiny");
+  assert_string_equal(spec.runs[0].scaling, "strong");
+  assert_int_equal(spec.runs[0].variants.count, 0); /* all of the app's */
+  assert_null(spec.reference_variant);
+  spec_free(&spec);
+}
+
+static void rejects_bad_specs(void **state) {
+  (void)state;
+  expect_spec_error("name: x\nruns:\n  - ranks: [1]\n", "missing required key 'app'");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: 4\n", "'ranks' must be a list");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [1, two]\n", "must be an integer");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [0]\n", "at least 1");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    rank: [1]\n    ranks: [1]\n", "unknown key 'rank'");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [1]\n    backends: [gpu]\n", "unknown value 'gpu'");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [1]\n    scaling: both\n", "weak or strong");
+  expect_spec_error("name: ../x\nruns:\n  - app: heat\n    ranks: [1]\n", "'name'");
+  expect_spec_error("name: x\n", "missing required key 'runs'");
+  expect_spec_error("name: x\nruns: [\n", "not valid YAML");
+}
+
+static void error_names_the_line(void **state) {
+  (void)state;
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: 4\n", "bad.yaml:4:");
+}
+
+static void expands_the_product_repetition_outermost(void **state) {
+  (void)state;
+  sweep_spec spec;
+  app_info heat;
+  sweep_jobs jobs;
+  assert_int_equal(spec_parse_string(good_spec, "quick.yaml", &spec), MAPP_OK);
+  assert_int_equal(app_info_parse(heat_list, "heat", &heat), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &heat, 1, &jobs), MAPP_OK);
+  assert_int_equal(jobs.count, 2 * 3 * 2); /* repetitions x backends x ranks */
+  for (size_t i = 0; i < jobs.count; ++i) assert_int_equal(jobs.items[i].job.repetition, i < 6 ? 0 : 1);
+  assert_int_equal(jobs.items[0].combo, COMBO_RUNNABLE);
+  assert_string_equal(jobs.items[2].job.backend, "omp");
+  assert_int_equal(jobs.items[2].combo, COMBO_NOT_BUILT);
+  assert_string_equal(jobs.items[4].job.backend, "cuda");
+  assert_int_equal(jobs.items[4].combo, COMBO_NOT_WRITTEN);
+  assert_int_equal(jobs.items[1].job.ranks, 2);
+  assert_int_equal(jobs.items[0].job.extra_args->count, 2);
+  sweep_jobs_free(&jobs);
+  app_info_free(&heat);
+  spec_free(&spec);
+}
+
+static void expansion_checks_apps_and_variants(void **state) {
+  (void)state;
+  sweep_spec spec;
+  app_info heat;
+  sweep_jobs jobs;
+  assert_int_equal(app_info_parse(heat_list, "heat", &heat), MAPP_OK);
+  assert_int_equal(spec_parse_string("name: a\nruns:\n  - app: heat\n    ranks: [1]\n", "a.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &heat, 1, &jobs), MAPP_OK);
+  assert_int_equal(jobs.count, 2); /* no variants listed: mpi and tasks */
+  sweep_jobs_free(&jobs);
+  spec_free(&spec);
+  assert_int_equal(spec_parse_string("name: a\nruns:\n  - app: heat\n    variants: [nope]\n    ranks: [1]\n",
+                                     "a.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &heat, 1, &jobs), MAPP_ERR_INPUT);
+  mapp_error_clear();
+  spec_free(&spec);
+  assert_int_equal(spec_parse_string("name: a\nruns:\n  - app: crm\n    ranks: [1]\n", "a.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &heat, 1, &jobs), MAPP_ERR_INPUT);
+  mapp_error_clear();
+  spec_free(&spec);
+  app_info_free(&heat);
+}
+
+static void parses_app_listing(void **state) {
+  (void)state;
+  app_info heat;
+  assert_int_equal(app_info_parse(heat_list, "heat", &heat), MAPP_OK);
+  assert_int_equal(heat.nvariants, 2);
+  assert_string_equal(heat.variants[0].name, "mpi");
+  assert_int_equal(app_combo(&heat, "mpi", "serial"), COMBO_RUNNABLE);
+  assert_int_equal(app_combo(&heat, "tasks", "omp"), COMBO_NOT_WRITTEN);
+  assert_int_equal(app_combo(&heat, "fork", "serial"), COMBO_UNKNOWN_VARIANT);
+  app_info_free(&heat);
+  assert_int_equal(app_info_parse("not json", "heat", &heat), MAPP_ERR_INPUT);
+  mapp_error_clear();
+}
+
+static void parses_environments(void **state) {
+  (void)state;
+  harness_env env;
+  assert_int_equal(env_parse_string("name: l\nlauncher: mpirun\nnp_flag: -np\nlauncher_args: [--oversubscribe]\n"
+                                    "env: {A: \"1\"}\n", "l.yaml", &env), MAPP_OK);
+  assert_int_equal(env.scheduler, SCHEDULER_NONE);
+  assert_true(env.cores_per_node >= 1); /* auto */
+  assert_string_equal(env.env_names.items[0], "A");
+  assert_string_equal(env.launcher_args.items[0], "--oversubscribe");
+  env_free(&env);
+  assert_int_equal(env_parse_string("name: s\nlauncher: srun\nnp_flag: -n\nscheduler: slurm\ncores_per_node: 64\n"
+                                    "modules: [gcc]\n", "s.yaml", &env), MAPP_OK);
+  assert_int_equal(env.scheduler, SCHEDULER_SLURM);
+  assert_int_equal(env.cores_per_node, 64);
+  env_free(&env);
+  assert_int_equal(env_parse_string("name: s\nlauncher: srun\nnp_flag: -n\nscheduler: pbs\n", "s.yaml", &env),
+                   MAPP_ERR_INPUT);
+  mapp_error_clear();
+  /* the default (envs/local.yaml or its embedded copy) always loads */
+  assert_int_equal(env_load(NULL, &env), MAPP_OK);
+  assert_string_equal(env.launcher, "mpirun");
+  env_free(&env);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(parses_a_good_spec),
+      cmocka_unit_test(defaults_fill_omitted_lists),
+      cmocka_unit_test(rejects_bad_specs),
+      cmocka_unit_test(error_names_the_line),
+      cmocka_unit_test(expands_the_product_repetition_outermost),
+      cmocka_unit_test(expansion_checks_apps_and_variants),
+      cmocka_unit_test(parses_app_listing),
+      cmocka_unit_test(parses_environments),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,137 @@
+/* Unit tests of medians, grouping, efficiency and speedup (stats.c, plotdata.c). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mapp_error.h"
+#include "plotdata.h"
+#include "stats.h"
+
+#define assert_close(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-12 * fmax(1.0, fabs((double)(b))))
+
+static json_t *record(const char *variant, const char *scaling, long ranks, double fom, int exit_code,
+                      const char *baseline) {
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:{s:s, s:f}, s:f, s:I, s:{s:s}, s:{s:s}}", "app", "heat",
+                   "variant", variant, "backend", "serial", "size", "tiny", "scaling", scaling, "ranks",
+                   (json_int_t)ranks, "threads", (json_int_t)1, "fom", "name", "cell-updates/s", "value", fom,
+                   "wall_s", 1.0, "exit_code", (json_int_t)exit_code, "verification", "status", "pass", "baseline",
+                   "status", baseline);
+}
+
+/* weak: mpi at 1 rank (100, 110, 90) and 2 ranks (180, 160); tasks at 2 ranks (360);
+ * strong: mpi at 1 (50) and 4 ranks (150); one failed run at 2 ranks. */
+static json_t *sample_records(void) {
+  json_t *r = json_array();
+  json_array_append_new(r, record("mpi", "weak", 1, 100, 0, "pass"));
+  json_array_append_new(r, record("mpi", "weak", 1, 110, 0, "pass"));
+  json_array_append_new(r, record("mpi", "weak", 1, 90, 0, "pass"));
+  json_array_append_new(r, record("mpi", "weak", 2, 180, 0, "pass"));
+  json_array_append_new(r, record("mpi", "weak", 2, 160, 0, "fail"));
+  json_array_append_new(r, record("mpi", "weak", 2, 999, 2, "none"));
+  json_array_append_new(r, record("tasks", "weak", 2, 360, 0, "missing"));
+  json_array_append_new(r, record("mpi", "strong", 1, 50, 0, "pass"));
+  json_array_append_new(r, record("mpi", "strong", 4, 150, 0, "pass"));
+  return r;
+}
+
+static const result_group *find(const group_table *t, const char *variant, const char *scaling, long ranks) {
+  for (size_t i = 0; i < t->count; ++i)
+    if (!strcmp(t->items[i].variant, variant) && !strcmp(t->items[i].scaling, scaling) && t->items[i].ranks == ranks)
+      return &t->items[i];
+  fail_msg("no group %s %s %ld", variant, scaling, ranks);
+  return NULL;
+}
+
+static void medians(void **state) {
+  (void)state;
+  double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
+  assert_close(stats_median(odd, 3), 2.0);
+  assert_close(stats_median(even, 4), 2.5);
+  assert_close(stats_median(one, 1), 7.0);
+}
+
+static void efficiency_formula(void **state) {
+  (void)state;
+  assert_close(weak_efficiency(400, 4, 100, 1), 1.0);
+  assert_close(weak_efficiency(200, 4, 100, 1), 0.5);
+  assert_close(weak_efficiency(300, 4, 100, 2), 1.5); /* base at 2 ranks */
+}
+
+static void groups_take_median_and_spread(void **state) {
+  (void)state;
+  json_t *records = sample_records();
+  group_table t;
+  assert_int_equal(stats_group(records, &t), MAPP_OK);
+  assert_int_equal(t.count, 5);
+  const result_group *one = find(&t, "mpi", "weak", 1), *two = find(&t, "mpi", "weak", 2);
+  assert_close(one->fom_median, 100);
+  assert_close(one->fom_min, 90);
+  assert_close(one->fom_max, 110);
+  assert_int_equal(two->runs, 3);
+  assert_int_equal(two->timed, 2); /* the exit-2 run has no time worth using */
+  assert_close(two->fom_median, 170);
+  assert_string_equal(two->baseline, "fail");
+  assert_string_equal(two->fom_name, "cell-updates/s");
+  /* sorted: strong before weak, ranks ascending within a series */
+  assert_string_equal(t.items[0].scaling, "strong");
+  assert_true(t.items[0].ranks < t.items[1].ranks);
+  group_table_free(&t);
+  json_decref(records);
+}
+
+static void derived_ratios(void **state) {
+  (void)state;
+  json_t *records = sample_records();
+  group_table t;
+  ratio r;
+  assert_int_equal(stats_group(records, &t), MAPP_OK);
+  assert_true(stats_weak_efficiency(&t, find(&t, "mpi", "weak", 2), &r));
+  assert_close(r.value, 170.0 / (2 * 100.0));
+  assert_close(r.low, 160.0 / (2 * 100.0));
+  assert_false(stats_weak_efficiency(&t, find(&t, "mpi", "strong", 4), &r));
+  assert_true(stats_speedup(&t, find(&t, "tasks", "weak", 2), "mpi", "serial", &r));
+  assert_close(r.value, 360.0 / 170.0);
+  assert_false(stats_speedup(&t, find(&t, "tasks", "weak", 2), "fork", "serial", &r));
+  assert_true(stats_strong_speedup(&t, find(&t, "mpi", "strong", 4), &r));
+  assert_close(r.value, 3.0);
+  group_table_free(&t);
+  json_decref(records);
+}
+
+static void plot_series_per_configuration(void **state) {
+  (void)state;
+  json_t *records = sample_records();
+  group_table t;
+  plot_set set;
+  assert_int_equal(stats_group(records, &t), MAPP_OK);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_WEAK_EFFICIENCY, NULL, NULL, &set), MAPP_OK);
+  assert_int_equal(set.nseries, 2); /* mpi (1, 2 ranks) and tasks (2 ranks, its own base) */
+  assert_string_equal(set.series[0].label, "mpi/serial t=1 tiny");
+  assert_int_equal(set.series[0].npoints, 2);
+  assert_close(set.series[1].points[0].y.value, 1.0);
+  assert_int_equal(set.min_ranks, 1);
+  assert_int_equal(set.max_ranks, 2);
+  plot_set_free(&set);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_SPEEDUP, NULL, NULL, &set), MAPP_OK);
+  assert_int_equal(set.nseries, 0); /* no reference: nothing to draw */
+  plot_set_free(&set);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_STRONG_SPEEDUP, NULL, NULL, &set), MAPP_OK);
+  assert_int_equal(set.nseries, 1);
+  assert_int_equal(set.series[0].npoints, 2);
+  plot_set_free(&set);
+  group_table_free(&t);
+  json_decref(records);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(medians), cmocka_unit_test(efficiency_formula), cmocka_unit_test(groups_take_median_and_spread),
+      cmocka_unit_test(derived_ratios), cmocka_unit_test(plot_series_per_configuration),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,347 @@
+// The CUDA backend: the shared loop bodies of crm_kernel.h as one kernel
+// per loop nest, every launch asynchronous on one stream (the report's
+// answer to launch overhead; --sync synchronises after each launch to
+// measure what that buys), cuFFT batched plans for the pressure, and the
+// device memory one allocation laid out exactly as the host pool, so a
+// device pointer is the host pointer's offset from the pool base.
+//
+// percrm launches each kernel once per instance; batched once for the
+// group, one thread per (instance, level, column) point.
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+extern "C" {
+#include "crm.h"
+#include "crm_kernel.h"
+}
+
+namespace {
+
+constexpr int kBlock = 256;
+
+struct crm_cuda {
+  bool sync;
+  cudaStream_t stream;
+  char *base;          // device copy of the pool
+  crm_view dev;        // the host view's layout at device addresses
+  cufftHandle forward_all, inverse_all, forward_one, inverse_one;
+  unsigned long long *reduce; // device: max (double bits) or min (index)
+  unsigned long long *pinned; // host copy of *reduce
+};
+
+crm_cuda *cuda_of(const crm_state *s) { return static_cast<crm_cuda *>(s->backend); }
+
+int check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_SYSTEM, "%s failed: %s", what, cudaGetErrorString(err));
+}
+#define CRM_CUDA(call) MAPP_TRY(check((call), #call))
+
+int check_fft(cufftResult err, const char *what) {
+  return err == CUFFT_SUCCESS ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "%s failed: cuFFT error %d", what, (int)err);
+}
+#define CRM_CUFFT(call) MAPP_TRY(check_fft((call), #call))
+
+// ------------------------------------------------------------------ kernels
+
+// Thread n of a launch over (instance c0 + .., row k in [k0, k0 + nk), column i).
+struct cki {
+  long c, k, i;
+};
+__device__ inline bool decompose(long nc, long k0, long nk, long nx, cki *p) {
+  long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= nc * nk * nx) return false;
+  p->i = n % nx;
+  p->k = k0 + n / nx % nk;
+  p->c = n / nx / nk;
+  return true;
+}
+
+__global__ void k_forcing(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz, 1, &p)) crm_force_level(&v, c0 + p.c, p.k);
+}
+__global__ void k_means(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz, 1, &p)) crm_mean_theta_rho(&v, c0 + p.c, p.k);
+}
+__global__ void k_level_means(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz, 1, &p)) crm_level_means(&v, c0 + p.c, p.k);
+}
+__global__ void k_momentum(crm_view v, crm_ab ab, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz + 1, v.g.nx, &p)) crm_momentum_face(&v, &ab, c0 + p.c, p.k, p.i);
+}
+__global__ void k_pressure_rhs(crm_view v, long c0, long nc) {
+  cki p;
+  if (!decompose(nc, 0, v.g.rows, v.g.nx, &p)) return;
+  if (p.k < v.g.nz) crm_pressure_rhs(&v, c0 + p.c, p.k, p.i);
+  else v.phi[crm_ix(&v.g, c0 + p.c, p.k, p.i)] = 0.0; // FFT padding rows
+}
+__global__ void k_poisson(crm_view v, double dt, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nk, 1, &p)) crm_poisson_solve(&v, dt, c0 + p.c, p.k);
+}
+__global__ void k_correct(crm_view v, double dt, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz + 1, v.g.nx, &p)) crm_pressure_correct(&v, dt, c0 + p.c, p.k, p.i);
+}
+// Scalars: the launch covers CRM_NSCALAR x nc instances; c indexes both.
+__global__ void k_fluxes(crm_view v, double dt, long c0, long nc) {
+  cki p;
+  if (decompose(CRM_NSCALAR * nc, 0, v.g.nz + 1, v.g.nx, &p))
+    crm_scalar_fluxes(&v, dt, (int)(p.c / nc), c0 + p.c % nc, p.k, p.i);
+}
+__global__ void k_limit(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(CRM_NSCALAR * nc, 0, v.g.nz, v.g.nx, &p)) crm_scalar_limit(&v, (int)(p.c / nc), c0 + p.c % nc, p.k, p.i);
+}
+__global__ void k_update(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(CRM_NSCALAR * nc, 0, v.g.nz, v.g.nx, &p)) crm_scalar_update(&v, (int)(p.c / nc), c0 + p.c % nc, p.k, p.i);
+}
+__global__ void k_micro(crm_view v, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, v.g.nz, v.g.nx, &p)) crm_micro_cell(&v, c0 + p.c, p.k, p.i);
+}
+__global__ void k_fall(crm_view v, int cycles, long c0, long nc) {
+  cki p;
+  if (decompose(nc, 0, 1, v.g.nx, &p)) crm_fall_column(&v, c0 + p.c, p.i, cycles);
+}
+
+// Group maxima of non-negative values: IEEE order of non-negative doubles
+// is the order of their bit patterns, so an integer atomicMax reduces them
+// (and a NaN, whose pattern is above infinity's, wins and reaches the guard).
+__global__ void k_max_cfl(crm_view v, unsigned long long *out) {
+  cki p;
+  if (decompose(v.g.ninst, 0, v.g.nz, v.g.nx, &p))
+    atomicMax(out, (unsigned long long)__double_as_longlong(crm_cfl_cell(&v, v.dt, p.c, p.k, p.i)));
+}
+__global__ void k_max_fall_cfl(crm_view v, unsigned long long *out) {
+  cki p;
+  if (decompose(v.g.ninst, 0, v.g.nz, v.g.nx, &p))
+    atomicMax(out, (unsigned long long)__double_as_longlong(crm_fall_cfl_cell(&v, p.c, p.k, p.i)));
+}
+__global__ void k_first_nonfinite(crm_view v, unsigned long long *out) {
+  long n = blockIdx.x * (long)blockDim.x + threadIdx.x, N = crm_field_size(&v.g);
+  if (n >= CRM_GUARDED_FIELDS * N) return;
+  if (!isfinite(crm_guarded_field(&v, (int)(n / N))[n % N])) atomicMin(out, (unsigned long long)n);
+}
+
+// ------------------------------------------------------------------ launches
+
+template <typename... Kargs, typename... Args>
+int launch(const crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
+  crm_cuda *b = cuda_of(s);
+  if (threads <= 0) return MAPP_OK;
+  kernel<<<(unsigned)((threads + kBlock - 1) / kBlock), kBlock, 0, b->stream>>>(args...);
+  CRM_CUDA(cudaGetLastError());
+  if (b->sync) CRM_CUDA(cudaStreamSynchronize(b->stream));
+  return MAPP_OK;
+}
+
+// One device scalar reduced by `kernel`, back on the host (a sync point).
+template <typename... Kargs>
+int reduce(crm_state *s, void (*kernel)(Kargs...), long threads, unsigned long long init,
+           unsigned long long *result) {
+  crm_cuda *b = cuda_of(s);
+  *b->pinned = init;
+  CRM_CUDA(cudaMemcpyAsync(b->reduce, b->pinned, sizeof *b->reduce, cudaMemcpyHostToDevice, b->stream));
+  MAPP_TRY(launch(s, kernel, threads, b->dev, b->reduce));
+  CRM_CUDA(cudaMemcpyAsync(b->pinned, b->reduce, sizeof *b->reduce, cudaMemcpyDeviceToHost, b->stream));
+  CRM_CUDA(cudaStreamSynchronize(b->stream));
+  *result = *b->pinned;
+  return MAPP_OK;
+}
+
+long points(crm_range r, long rows, long cols) { return r.count * rows * cols; }
+
+int op_forcing(crm_state *s, crm_range r) {
+  return launch(s, k_forcing, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
+}
+int op_means(crm_state *s, crm_range r) {
+  return launch(s, k_means, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
+}
+int op_momentum(crm_state *s, crm_range r, const crm_ab *ab) {
+  return launch(s, k_momentum, points(r, s->g.nz + 1, s->g.nx), cuda_of(s)->dev, *ab, r.first, r.count);
+}
+
+int transform(crm_state *s, crm_range r, bool forward) {
+  crm_cuda *b = cuda_of(s);
+  cufftDoubleComplex *spec = reinterpret_cast<cufftDoubleComplex *>(b->dev.spec);
+  if (r.first == 0 && r.count == s->g.ninst) {
+    if (forward) CRM_CUFFT(cufftExecD2Z(b->forward_all, b->dev.phi, spec));
+    else CRM_CUFFT(cufftExecZ2D(b->inverse_all, spec, b->dev.phi));
+    return MAPP_OK;
+  }
+  for (long c = r.first; c < r.first + r.count; ++c) {
+    double *x = b->dev.phi + c * s->g.stride;
+    cufftDoubleComplex *y = spec + c * s->g.cstride;
+    if (forward) CRM_CUFFT(cufftExecD2Z(b->forward_one, x, y));
+    else CRM_CUFFT(cufftExecZ2D(b->inverse_one, y, x));
+  }
+  return MAPP_OK;
+}
+
+int op_pressure(crm_state *s, crm_range r, double dt) {
+  const crm_view &v = cuda_of(s)->dev;
+  MAPP_TRY(launch(s, k_pressure_rhs, points(r, s->g.rows, s->g.nx), v, r.first, r.count));
+  MAPP_TRY(transform(s, r, true));
+  MAPP_TRY(launch(s, k_poisson, points(r, s->g.nk, 1), v, dt, r.first, r.count));
+  MAPP_TRY(transform(s, r, false));
+  return launch(s, k_correct, points(r, s->g.nz + 1, s->g.nx), v, dt, r.first, r.count);
+}
+
+int op_advect(crm_state *s, crm_range r, double dt) {
+  const crm_view &v = cuda_of(s)->dev;
+  long n = CRM_NSCALAR * r.count * s->g.nx;
+  MAPP_TRY(launch(s, k_fluxes, n * (s->g.nz + 1), v, dt, r.first, r.count));
+  MAPP_TRY(launch(s, k_limit, n * s->g.nz, v, r.first, r.count));
+  return launch(s, k_update, n * s->g.nz, v, r.first, r.count);
+}
+
+int op_micro(crm_state *s, crm_range r) {
+  return launch(s, k_micro, points(r, s->g.nz, s->g.nx), cuda_of(s)->dev, r.first, r.count);
+}
+int op_fall(crm_state *s, crm_range r, int cycles) {
+  return launch(s, k_fall, points(r, 1, s->g.nx), cuda_of(s)->dev, cycles, r.first, r.count);
+}
+
+int as_double(unsigned long long bits, double *out) {
+  memcpy(out, &bits, sizeof *out);
+  return MAPP_OK;
+}
+
+int op_max_cfl(crm_state *s, double *cfl) {
+  unsigned long long bits;
+  MAPP_TRY(reduce(s, k_max_cfl, s->g.ninst * s->g.nz * s->g.nx, 0ull, &bits));
+  return as_double(bits, cfl);
+}
+int op_max_fall_cfl(crm_state *s, double *cfl) {
+  unsigned long long bits;
+  MAPP_TRY(reduce(s, k_max_fall_cfl, s->g.ninst * s->g.nz * s->g.nx, 0ull, &bits));
+  return as_double(bits, cfl);
+}
+int op_first_nonfinite(crm_state *s, long *where) {
+  unsigned long long first;
+  MAPP_TRY(reduce(s, k_first_nonfinite, CRM_GUARDED_FIELDS * crm_field_size(&s->g), ULLONG_MAX, &first));
+  *where = first == ULLONG_MAX ? -1 : (long)first;
+  return MAPP_OK;
+}
+
+// Host <-> device: whole pool, or one array at its pool offset.
+int copy(crm_state *s, double *host_ptr, size_t bytes, bool to_host) {
+  crm_cuda *b = cuda_of(s);
+  char *dev = b->base + (reinterpret_cast<char *>(host_ptr) - s->pool.base);
+  CRM_CUDA(to_host ? cudaMemcpyAsync(host_ptr, dev, bytes, cudaMemcpyDeviceToHost, b->stream)
+                   : cudaMemcpyAsync(dev, host_ptr, bytes, cudaMemcpyHostToDevice, b->stream));
+  return MAPP_OK;
+}
+
+int move(crm_state *s, int what, bool to_host) {
+  const crm_view &h = s->host;
+  long M = s->g.ninst * s->g.rows;
+  if (what == CRM_SYNC_ALL) MAPP_TRY(copy(s, reinterpret_cast<double *>(s->pool.base), s->pool.capacity, to_host));
+  if (what == CRM_SYNC_DIAG) {
+    MAPP_TRY(copy(s, h.mean, sizeof(double) * CRM_NMEAN * M, to_host));
+    MAPP_TRY(copy(s, h.precip, sizeof(double) * s->g.ninst * s->g.nx, to_host));
+  }
+  if (what == CRM_SYNC_COLUMNS) MAPP_TRY(copy(s, h.col, sizeof(double) * 3 * M, to_host));
+  CRM_CUDA(cudaStreamSynchronize(cuda_of(s)->stream));
+  return MAPP_OK;
+}
+int op_to_host(crm_state *s, int what) { return move(s, what, true); }
+int op_to_device(crm_state *s, int what) { return move(s, what, false); }
+
+int op_level_means(crm_state *s, crm_range r) {
+  return launch(s, k_level_means, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
+}
+
+void op_release(crm_state *s) {
+  crm_cuda *b = cuda_of(s);
+  if (!b) return;
+  cufftHandle plans[] = {b->forward_all, b->inverse_all, b->forward_one, b->inverse_one};
+  for (cufftHandle p : plans)
+    if (p) cufftDestroy(p);
+  cudaFree(b->base);
+  cudaFree(b->reduce);
+  cudaFreeHost(b->pinned);
+  if (b->stream) cudaStreamDestroy(b->stream);
+  free(b);
+  s->backend = nullptr;
+}
+
+const crm_ops cuda_ops = {
+    "cuda",        op_forcing, op_max_cfl,     op_means,         op_momentum,
+    op_pressure,   op_advect,  op_micro,       op_max_fall_cfl,  op_fall,
+    op_level_means, op_first_nonfinite, op_to_host, op_to_device, op_release,
+};
+
+// Every pointer of the host view, moved to the same pool offset on the device.
+crm_view device_view(const crm_state *s, char *base) {
+  crm_view d = s->host;
+  auto at = [&](double *p) { return reinterpret_cast<double *>(base + (reinterpret_cast<char *>(p) - s->pool.base)); };
+  double **fields[] = {&d.u, &d.w, &d.us, &d.ws, &d.tend_u[0], &d.tend_u[1], &d.tend_u[2],
+                       &d.tend_w[0], &d.tend_w[1], &d.tend_w[2], &d.scal, &d.qc, &d.low, &d.limit,
+                       &d.flux_x, &d.flux_z, &d.anti_x, &d.anti_z, &d.phi, &d.spec, &d.lu_c,
+                       &d.lu_inv, &d.precip, &d.rho, &d.rhof, &d.pres, &d.exner, &d.zc, &d.col,
+                       &d.ls, &d.mean, &d.source, &d.lambda};
+  for (double **f : fields) *f = at(*f);
+  return d;
+}
+
+// One-instance and whole-group real FFT plans on the stream (rows of nx
+// reals to rows of nk complex values, contiguous: cuFFT's basic layout).
+int make_plans(crm_state *s, crm_cuda *b) {
+  long all = s->g.ninst * s->g.rows;
+  if (all > INT_MAX || s->g.nx > INT_MAX)
+    return mapp_fail(MAPP_ERR_INPUT, "%ld FFT rows exceed what cuFFT's plan can batch", all);
+  int n = (int)s->g.nx;
+  CRM_CUFFT(cufftPlanMany(&b->forward_all, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)all));
+  CRM_CUFFT(cufftPlanMany(&b->inverse_all, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)all));
+  CRM_CUFFT(cufftPlanMany(&b->forward_one, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)s->g.rows));
+  CRM_CUFFT(cufftPlanMany(&b->inverse_one, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)s->g.rows));
+  cufftHandle plans[] = {b->forward_all, b->inverse_all, b->forward_one, b->inverse_one};
+  for (cufftHandle p : plans) CRM_CUFFT(cufftSetStream(p, b->stream));
+  return MAPP_OK;
+}
+
+// Ranks on a node share its GPUs round-robin by their node-local rank.
+int pick_device() {
+  int count = 0;
+  CRM_CUDA(cudaGetDeviceCount(&count));
+  const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!local) local = getenv("SLURM_LOCALID");
+  int rank = local ? atoi(local) : 0;
+  CRM_CUDA(cudaSetDevice(rank % count));
+  return MAPP_OK;
+}
+
+int attach(crm_state *s, crm_cuda *b) {
+  MAPP_TRY(pick_device());
+  CRM_CUDA(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
+  CRM_CUDA(cudaMalloc(&b->base, s->pool.capacity));
+  CRM_CUDA(cudaMalloc(&b->reduce, sizeof *b->reduce));
+  CRM_CUDA(cudaMallocHost(&b->pinned, sizeof *b->pinned));
+  b->dev = device_view(s, b->base);
+  MAPP_TRY(make_plans(s, b));
+  return op_to_device(s, CRM_SYNC_ALL);
+}
+
+} // namespace
+
+extern "C" int crm_cuda_attach(crm_state *s, bool sync) {
+  crm_cuda *b;
+  MAPP_TRY(mapp_calloc(reinterpret_cast<void **>(&b), 1, sizeof *b, "the CUDA backend"));
+  b->sync = sync;
+  s->backend = b;
+  s->ops = &cuda_ops;
+  return attach(s, b);
+}

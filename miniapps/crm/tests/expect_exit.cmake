@@ -1,0 +1,18 @@
+# Runs CMD (arguments separated by '|'), optionally after SETUP, and passes
+# when it exits with CODE and its stderr matches REGEX.
+string(REPLACE "|" ";" CMD "${CMD}")
+string(REPLACE "|" ";" SETUP "${SETUP}")
+if(SETUP)
+  execute_process(COMMAND ${SETUP} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "setup failed (${rc}): ${SETUP}")
+  endif()
+endif()
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL CODE)
+  message(FATAL_ERROR "expected exit ${CODE}, got ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(NOT err MATCHES "${REGEX}")
+  message(FATAL_ERROR "stderr does not match '${REGEX}':\n${err}")
+endif()
+message(STATUS "exit ${rc}: ${err}")

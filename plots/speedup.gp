@@ -1,0 +1,9 @@
+# Speedup of each variant/backend over the reference at the same rank
+# count and problem: fom / fom(reference). Above 1.0 (dashed) is faster.
+@COMMON@
+set title '@TITLE@'
+set ylabel 'speedup over @REFERENCE@  (fom / fom_ref)'
+set yrange [0:@YMAX@]
+set format y '%.2f'
+plot 1.0 with lines ls 100 title '@REFERENCE@ (reference)', \
+     for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)
