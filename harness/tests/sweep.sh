@@ -1,17 +1,17 @@
 #!/bin/bash
-# The quick sweep end to end: records, plots of the right size, the
+# A sweep end to end: records, plots of the right size, the
 # report, and --resume rerunning only what is missing.
 . "$(dirname "$0")/lib.sh"
 require_app heat
-SPEC="$MAPP_SOURCE_DIR/harness/sweeps/quick.yaml"
-R=results/quick
+SPEC="$(dirname "$0")/sweep-heat.yaml"
+R=results/heat-quick
 
 expect_exit 0 "$MAPP" sweep "$SPEC" --out results
 expect_output "[1/6] heat mpi/serial n=1 t=1 tiny ... ok"
 expect_output "[6/6] heat mpi/serial n=4 t=1 tiny ... ok"
 expect_output "6 ran (6 ok, 0 failed)"
 [ "$(count_lines $R/results.jsonl)" = 6 ] || fail "expected 6 records"
-grep -q '"sweep":"quick"' $R/results.jsonl || fail "records lack the sweep field"
+grep -q '"sweep":"heat-quick"' $R/results.jsonl || fail "records lack the sweep field"
 grep -q '"repetition":1' $R/results.jsonl || fail "records lack repetition 1"
 grep -q '"baseline":{"status":"' $R/results.jsonl || fail "records lack the baseline status"
 grep -q '"launch":"mpirun -np 4 ' $R/results.jsonl || fail "records lack the launch command"
