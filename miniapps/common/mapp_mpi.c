@@ -1,8 +1,15 @@
 #include <omp.h>
+#include <stdlib.h>
 
 #include "mapp.h"
 
 int mapp_mpi_init(int *argc, char ***argv, int required, mapp_mpi *mpi) {
+  /* Open MPI picks its osc/pt2pt RMA component for singleton runs and where
+   * shared memory has no single-copy mechanism, and pt2pt fails
+   * MPI_Win_create under MPI_THREAD_MULTIPLE (the NAM window of heat's task
+   * variant). Excluding it here, before MPI reads its parameters, spares
+   * every user the environment variable; a value the user set wins. */
+  setenv("OMPI_MCA_osc", "^pt2pt", 0);
   MAPP_MPI(MPI_Init_thread(argc, argv, required, &mpi->thread_level));
   mpi->comm = MPI_COMM_WORLD;
   /* Errors come back as codes we turn into messages, not aborts. */

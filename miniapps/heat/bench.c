@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "bench_variants.h"
 #include "heat_kernel.h"
 #include "mapp_bench.h"
 #include "mapp_error.h"
@@ -101,6 +102,7 @@ int main(int argc, char **argv) {
                             .unit = MAPP_BENCH_MILLISECOND};
   for (size_t i = 0; status == MAPP_OK && i < sizeof variants / sizeof variants[0]; ++i)
     status = mapp_bench_register(variants[i].name, bm_heat, (void *)&variants[i], &opt);
+  if (status == MAPP_OK) status = heat_bench_register_variants(); /* each variant's timestep */
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   return mapp_report_error("mapp-heat-bench", status);
 }

@@ -47,9 +47,34 @@ void heat_domain_init(heat_domain *d);
 /* Value of global boundary cell (gr, gc) of the (rows+2) x (cols+2) grid. */
 double heat_boundary_value(const heat_config *cfg, long gr, long gc);
 
-/* The variants: run cfg.steps timesteps; communication time goes to the COMM phase. */
-int heat_solve_mpi(heat_domain *d, mapp_timers *timers);
+/* Snapshots into a persistent NAM region (heat_nam.h); NULL: none. */
+typedef struct heat_nam heat_nam;
 
+/* The variants: run cfg.steps timesteps, saving a snapshot into nam (when
+ * not NULL) after every timestep it asks for; communication time goes to
+ * the COMM phase, snapshot time to the IO phase where they can be told
+ * apart (in `tasks` they overlap the computation and all is COMPUTE).
+ *   mpi:      blocks in sequence, blocking halo exchange (heat_mpi.c);
+ *   forkjoin: anti-diagonals of blocks in parallel regions (heat_forkjoin.c);
+ *   tasks:    one task per block and per halo message, request-bound
+ *             completion, snapshots as tasks (heat_tasks.c). */
+typedef int (*heat_solver)(heat_domain *d, heat_nam *nam, mapp_timers *timers);
+int heat_solve_mpi(heat_domain *d, heat_nam *nam, mapp_timers *timers);
+int heat_solve_forkjoin(heat_domain *d, heat_nam *nam, mapp_timers *timers);
+int heat_solve_tasks(heat_domain *d, heat_nam *nam, mapp_timers *timers);
+
+/* The timestep loop of the blocking variants (heat_mpi.c): the pipeline
+ * halo exchange (before timestep t, send the first row of t-1 up, receive
+ * the row above of t and the row below of t-1; after it, send the last row
+ * of t down), `sweep` for the rank's blocks, and the snapshot when due. */
+int heat_solve_pipeline(heat_domain *d, heat_nam *nam, mapp_timers *timers, void (*sweep)(heat_domain *));
+
+/* Block (i, j) of the rank, i counted from the rank's first block row:
+ * its rows and columns in the rank's grid (ring included, so interior cells
+ * start at 1). The one place a block's cells are worked out. */
+void heat_block_cells(const heat_domain *d, long i, long j, mapp_range *rows, mapp_range *cols);
+/* The shared kernel on block (i, j). */
+void heat_update_block(heat_domain *d, long i, long j);
 /* Every block of the rank for one timestep, in block order. */
 void heat_update_blocks(heat_domain *d);
 

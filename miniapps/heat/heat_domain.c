@@ -87,16 +87,22 @@ void heat_domain_init(heat_domain *d) {
   }
 }
 
+void heat_block_cells(const heat_domain *d, long i, long j, mapp_range *rows, mapp_range *cols) {
+  *rows = mapp_block_row_range(&d->blocking, d->share.blocks.first + i);
+  *cols = mapp_block_col_range(&d->blocking, j);
+  rows->first += 1 - d->share.cells.first;
+  cols->first += 1;
+}
+
+void heat_update_block(heat_domain *d, long i, long j) {
+  mapp_range rows, cols;
+  heat_block_cells(d, i, j, &rows, &cols);
+  heat_block_update(d->grid, d->stride, rows.first, rows.count, cols.first, cols.count);
+}
+
 void heat_update_blocks(heat_domain *d) {
-  const mapp_blocking *b = &d->blocking;
-  for (long i = d->share.blocks.first; i < d->share.blocks.first + d->share.blocks.count; ++i) {
-    mapp_range rows = mapp_block_row_range(b, i);
-    long r0 = 1 + rows.first - d->share.cells.first;
-    for (long j = 0; j < b->nbc; ++j) {
-      mapp_range cols = mapp_block_col_range(b, j);
-      heat_block_update(d->grid, d->stride, r0, rows.count, 1 + cols.first, cols.count);
-    }
-  }
+  for (long i = 0; i < d->share.blocks.count; ++i)
+    for (long j = 0; j < d->blocking.nbc; ++j) heat_update_block(d, i, j);
 }
 
 /* Range of the fixed boundary: every interior value of an average of

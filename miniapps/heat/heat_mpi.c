@@ -4,12 +4,13 @@
  * the first row of rank r+1 of the previous timestep (its bottom ones), so
  * the answer equals the serial Gauss-Seidel sweep for any rank count. */
 #include "heat.h"
+#include "heat_nam.h"
 
 enum { TAG_UP = 1, TAG_DOWN = 2 };
 
 /* Before computing timestep t: send our first row (t-1) up, receive the
  * row above (t) and the row below (t-1). */
-static int exchange_before(heat_domain *d) {
+static int halo_before(heat_domain *d) {
   double *g = d->grid;
   long n = d->cfg.cols, s = d->stride, L = d->local_rows;
   MPI_Request up;
@@ -21,23 +22,28 @@ static int exchange_before(heat_domain *d) {
 }
 
 /* After computing timestep t: our last row (t) is the next rank's top halo. */
-static int exchange_after(heat_domain *d) {
+static int halo_after(heat_domain *d) {
   long n = d->cfg.cols, s = d->stride, L = d->local_rows;
   MAPP_MPI(MPI_Send(d->grid + L * s + 1, (int)n, MPI_DOUBLE, d->below, TAG_DOWN, d->comm));
   return MAPP_OK;
 }
 
-int heat_solve_mpi(heat_domain *d, mapp_timers *timers) {
+int heat_solve_pipeline(heat_domain *d, heat_nam *nam, mapp_timers *timers, void (*sweep)(heat_domain *)) {
   for (long t = 1; t <= d->cfg.steps; ++t) {
     mapp_timer_start(timers, MAPP_PHASE_COMM);
-    MAPP_TRY(exchange_before(d));
+    MAPP_TRY(halo_before(d));
     mapp_timer_stop(timers, MAPP_PHASE_COMM);
     mapp_timer_start(timers, MAPP_PHASE_COMPUTE);
-    heat_update_blocks(d);
+    sweep(d);
     mapp_timer_stop(timers, MAPP_PHASE_COMPUTE);
     mapp_timer_start(timers, MAPP_PHASE_COMM);
-    MAPP_TRY(exchange_after(d));
+    MAPP_TRY(halo_after(d));
     mapp_timer_stop(timers, MAPP_PHASE_COMM);
+    MAPP_TRY(heat_nam_save_if_due(nam, d, t, timers));
   }
   return MAPP_OK;
+}
+
+int heat_solve_mpi(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
+  return heat_solve_pipeline(d, nam, timers, heat_update_blocks);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "heat.h"
+#include "heat_nam.h"
 
 static const char *const prog = "mapp-heat";
 static const char *const summary =
@@ -12,8 +13,36 @@ static const char *const summary =
 
 static const mapp_variant_info variants[] = {
     {"mpi", MAPP_BACKEND_BIT(MAPP_BACKEND_SERIAL), "blocks in sequence, blocking halo exchange"},
+    {"forkjoin", MAPP_BACKEND_BIT(MAPP_BACKEND_OMP),
+     "anti-diagonals of blocks in parallel regions, halo exchange between them"},
+    {"tasks", MAPP_BACKEND_BIT(MAPP_BACKEND_OMP),
+     "a task per block and per halo message, request-bound completion, snapshots as tasks"},
     {NULL, 0, NULL},
 };
+#define VARIANT_CHOICES "mpi|forkjoin|tasks"
+/* The solver of variants[k]. */
+static const heat_solver solvers[] = {heat_solve_mpi, heat_solve_forkjoin, heat_solve_tasks};
+_Static_assert(sizeof solvers / sizeof solvers[0] == sizeof variants / sizeof variants[0] - 1,
+               "one solver per variant");
+
+static heat_solver solver_of(const char *variant) {
+  size_t k = 0;
+  while (strcmp(variants[k].name, variant) != 0) ++k; /* mapp_select_backend checked the name */
+  return solvers[k];
+}
+
+/* MPI is initialised before the command line is parsed (every rank parses,
+ * rank 0 speaks), but its thread level depends on the variant: the tasks
+ * variant starts MPI operations on any thread (MPI_THREAD_MULTIPLE); the
+ * others call MPI from the main thread only, and ask no more, since a
+ * higher level costs locks and narrows Open MPI's RMA components. */
+static int required_thread_level(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--variant=tasks") || (!strcmp(argv[i], "--variant") && i + 1 < argc &&
+                                                !strcmp(argv[i + 1], "tasks")))
+      return MPI_THREAD_MULTIPLE;
+  return MPI_THREAD_FUNNELED;
+}
 
 /* What the command line may override in the preset; 0 means "keep". */
 typedef struct {
@@ -21,6 +50,8 @@ typedef struct {
   long rows, cols, block_rows, block_cols;
   int nsources;
   heat_source sources[HEAT_MAX_SOURCES];
+  long snapshot_every; /* 0: no snapshots */
+  const char *nam;     /* the NAM region file */
 } heat_args;
 
 /* --source ROW,COL,RANGE,TEMPERATURE (repeatable; replaces the defaults). */
@@ -40,7 +71,7 @@ static int parse_args(int argc, char **argv, heat_args *a, bool *done) {
   memset(a, 0, sizeof *a);
   mapp_common_defaults(&a->common, "mpi");
   const mapp_option opts[] = {
-      MAPP_COMMON_OPTIONS(&a->common, "mpi"),
+      MAPP_COMMON_OPTIONS(&a->common, VARIANT_CHOICES),
       {.name = "rows", .kind = MAPP_OPT_LONG, .dest = &a->rows, .min = 1, .max = 1L << 40,
        .default_text = "from --size", .help = "interior rows (per rank with --scaling weak)"},
       {.name = "cols", .kind = MAPP_OPT_LONG, .dest = &a->cols, .min = 1, .max = 1L << 40,
@@ -49,6 +80,11 @@ static int parse_args(int argc, char **argv, heat_args *a, bool *done) {
        .default_text = "from --size", .help = "rows per block"},
       {.name = "block-cols", .kind = MAPP_OPT_LONG, .dest = &a->block_cols, .min = 1, .max = 1L << 40,
        .default_text = "from --size", .help = "columns per block"},
+      {.name = "snapshot-every", .kind = MAPP_OPT_LONG, .dest = &a->snapshot_every, .min = 1,
+       .max = 1000000000L, .default_text = "none",
+       .help = "save the matrix into the NAM region after every N timesteps (needs --nam)"},
+      {.name = "nam", .kind = MAPP_OPT_STRING, .dest = &a->nam, .default_text = "none",
+       .help = "NAM region file the snapshots go to (created; read it with mapp-heat-animate)"},
       {.name = "source", .kind = MAPP_OPT_CALLBACK, .dest = a, .parse = parse_source,
        .choices = "ROW,COL,RANGE,TEMP", .default_text = "0,0.5,0.6,100 and 0.75,0,0.4,60",
        .help = "heat source: position (fractions 0..1), radius (fraction), temperature; repeatable"},
@@ -104,6 +140,31 @@ static void fill_record(mapp_record *rec, const heat_args *a, const heat_domain 
       .bytes_moved = 16.0 * cell_updates, .output = a->common.output};
 }
 
+static int check_snapshot_args(const heat_args *a) {
+  if (a->snapshot_every && !a->nam) return mapp_fail(MAPP_ERR_INPUT, "--snapshot-every needs --nam PATH");
+  if (a->nam && !a->snapshot_every) return mapp_fail(MAPP_ERR_INPUT, "--nam needs --snapshot-every N");
+  return MAPP_OK;
+}
+
+/* Solve with the variant; with --nam, into a region created here and
+ * published (its snapshot count written) only when the solve succeeded. */
+static int solve(const heat_args *a, heat_domain *d, mapp_timers *timers, double *solve_s) {
+  heat_nam *nam = NULL;
+  if (a->nam) MAPP_TRY(mapp_agree(d->comm, prog, heat_nam_create(a->nam, d, a->snapshot_every, &nam)));
+  MPI_Barrier(d->comm);
+  double solve_start = mapp_now();
+  int status = solver_of(a->common.variant)(d, nam, timers);
+  *solve_s = mapp_now() - solve_start;
+  status = mapp_agree(d->comm, prog, status);
+  if (status == MAPP_OK && nam) {
+    mapp_timer_start(timers, MAPP_PHASE_IO);
+    status = mapp_agree(d->comm, prog, heat_nam_finish(nam));
+    mapp_timer_stop(timers, MAPP_PHASE_IO);
+  }
+  heat_nam_free(nam);
+  return status;
+}
+
 static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, int *verdict) {
   mapp_timers timers;
   mapp_timers_init(&timers);
@@ -113,6 +174,7 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
   heat_config cfg, preset;
   char case_buf[64];
   int status = mapp_select_backend("heat", variants, a->common.variant, a->common.backend, &backend);
+  if (status == MAPP_OK) status = check_snapshot_args(a);
   if (status == MAPP_OK) status = heat_config_preset(a->common.size, &preset);
   if (status == MAPP_OK) status = build_config(a, mpi->nranks, &cfg);
   heat_domain d = {0};
@@ -123,10 +185,8 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
   heat_domain_init(&d);
   mapp_timer_stop(&timers, MAPP_PHASE_SETUP);
 
-  MPI_Barrier(mpi->comm);
-  double solve_start = mapp_now();
-  status = mapp_agree(mpi->comm, prog, heat_solve_mpi(&d, &timers));
-  double solve_s = mapp_now() - solve_start, solve_max;
+  double solve_s = 0.0, solve_max;
+  status = solve(a, &d, &timers, &solve_s);
   MPI_Allreduce(&solve_s, &solve_max, 1, MPI_DOUBLE, MPI_MAX, mpi->comm);
 
   mapp_record rec;
@@ -157,7 +217,7 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
 
 int main(int argc, char **argv) {
   mapp_mpi mpi;
-  int status = mapp_mpi_init(&argc, &argv, MPI_THREAD_FUNNELED, &mpi);
+  int status = mapp_mpi_init(&argc, &argv, required_thread_level(argc, argv), &mpi);
   heat_args args;
   bool help = false;
   if (status == MAPP_OK) status = parse_args(argc, argv, &args, &help);

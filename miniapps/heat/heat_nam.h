@@ -1,0 +1,97 @@
+/* Snapshots of the heat matrix in a persistent "NAM" region (the seed's
+ * network-attached memory), with standard MPI: a file mapped into memory
+ * and exposed as an RMA window, written with MPI_Put, read back later by
+ * mapp-heat-animate with any rank count.
+ *
+ * Layout (the seed's managed-contiguous layout): a header, then one
+ * subregion per rank, in rank order, each at a page-aligned offset so each
+ * rank maps only its own. Rank r's subregion holds all its snapshots one
+ * after the other; a snapshot of rank r is its interior rows, row-major,
+ * cols wide, so the subregions of one snapshot laid end to end are the
+ * whole interior in global row order, whatever the rank count or blocks.
+ *
+ * The header holds the grid, block sizes, heat sources (so a reader rebuilds
+ * the fixed boundary), rank count, each rank's rows and subregion, the
+ * timestep and CRC-32 of every snapshot (of the whole interior in row
+ * order, so it checks a frame rebuilt from any decomposition), the number
+ * of complete snapshots and a CRC-32 of the header itself. That number is
+ * written last, after the data and table are synced to the file, so a run
+ * that stops early leaves a region that claims nothing it did not write. */
+#ifndef HEAT_NAM_H
+#define HEAT_NAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "heat.h"
+
+#define HEAT_NAM_MAGIC "MAPPNAM1"
+#define HEAT_NAM_VERSION 1
+
+/* The file's first bytes, native byte order; then nranks heat_nam_share,
+ * then capacity heat_nam_snapshot entries. */
+typedef struct {
+  char magic[8];
+  uint64_t version;
+  uint64_t header_crc; /* CRC-32 of the header area with this field 0 */
+  uint64_t saved;      /* complete snapshots: published last */
+  uint64_t rows, cols, block_rows, block_cols;
+  uint64_t steps, every, capacity, nranks;
+  uint64_t header_bytes; /* offset of rank 0's subregion */
+  uint64_t file_bytes;
+  uint64_t nsources;
+  double sources[HEAT_MAX_SOURCES][4]; /* row, col, range, temperature */
+} heat_nam_header;
+
+typedef struct {
+  uint64_t first_row, row_count; /* interior rows, 0-based */
+  uint64_t offset, bytes;        /* subregion in the file (bytes >= used) */
+} heat_nam_share;
+
+typedef struct {
+  uint64_t timestep, crc;
+} heat_nam_snapshot;
+
+/* ---- writer (collective over the domain's communicator) ---- */
+
+/* Creates (truncating) the region for d's run with a snapshot every `every`
+ * timesteps and exposes this rank's subregion as an RMA window. */
+int heat_nam_create(const char *path, const heat_domain *d, long every, heat_nam **out);
+/* After all snapshots: sync, checksum, publish the count. */
+int heat_nam_finish(heat_nam *n);
+void heat_nam_free(heat_nam *n);
+
+/* Timestep t takes a snapshot (false for a NULL region). */
+bool heat_nam_due(const heat_nam *n, long t);
+/* The blocking save of the mpi and forkjoin variants: if t is due, an
+ * active-target epoch (MPI_Win_fence) around one MPI_Put per block. */
+int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timers);
+
+/* The pieces of a save, for the task variant, which opens a passive-target
+ * epoch (lock), puts each block with a request and closes it (unlock). */
+long heat_nam_claim_slot(heat_nam *n, long t); /* the slot snapshot t goes to */
+int heat_nam_lock(heat_nam *n);
+int heat_nam_rput_block(heat_nam *n, heat_domain *d, long slot, long i, long j, MPI_Request *req);
+int heat_nam_unlock(heat_nam *n);
+
+/* ---- reader (serial, no MPI needed) ---- */
+
+typedef struct {
+  heat_nam_header h;
+  const heat_nam_share *shares;
+  const heat_nam_snapshot *snapshots;
+  const unsigned char *map;
+  size_t bytes;
+} heat_nam_region;
+
+/* Maps and validates a region: a missing, truncated, corrupted or
+ * unfinished region is an input error naming what is wrong. */
+int heat_nam_open(const char *path, heat_nam_region *r);
+void heat_nam_close(heat_nam_region *r);
+/* The run's configuration as the header records it. */
+void heat_nam_config(const heat_nam_region *r, heat_config *cfg);
+/* Snapshot s as the whole (rows+2) x (cols+2) matrix, boundary rebuilt from
+ * the sources; its checksum is verified. */
+int heat_nam_frame(const heat_nam_region *r, long s, double *matrix);
+
+#endif
