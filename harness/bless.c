@@ -1,6 +1,7 @@
 /* mapp bless APP: run the reference configuration and make its answer the
  * baseline of its case, with the tolerance, the provenance the app wrote
- * and why it was blessed. */
+ * and why it was blessed. An envelope baseline (envelope_file.h) runs the
+ * configuration twice, with an -O0 build and with this one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "apps.h"
 #include "baseline.h"
+#include "envelope_file.h"
 #include "env.h"
 #include "execute.h"
 #include "fsutil.h"
@@ -15,27 +17,55 @@
 #include "mapp_build_info.h"
 #include "mapp_error.h"
 #include "mapp_record.h"
+#include "paths.h"
 #include "verbs.h"
 
 typedef struct {
-  const char *variant, *backend, *size, *scaling, *case_name, *reason, *model, *env_path;
+  const char *variant, *backend, *size, *scaling, *case_name, *reason, *model, *env_path, *o0_bin;
   long ranks, threads;
   double bound;
 } bless_options;
 
 typedef struct {
-  tolerance tol;
+  tolerance tol; /* envelope: bound is the multiple */
   const char *reason;
   char *command; /* the mapp bless command line */
 } bless_stamp;
 
-static int copy_fields(hid_t src, hid_t dst, const char *source_path) {
+/* One launch of the reference configuration, in its own temporary folder
+ * (the -O0 and -O3 runs of an envelope share file names). */
+typedef struct {
+  char dir[32];
+  job_files files;
+  job_result res;
+} reference_run;
+
+static int list_fields(hid_t file, const char *path, strv *names) {
+  MAPP_TRY(h5_list_datasets(file, path, names));
+  return names->count ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "%s has no datasets", path);
+}
+
+static int copy_fields(hid_t src, const char *path, hid_t dst) {
   strv names = {0};
-  int status = h5_list_datasets(src, source_path, &names);
-  if (status == MAPP_OK && names.count == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no datasets", source_path);
+  int status = list_fields(src, path, &names);
   for (size_t i = 0; status == MAPP_OK && i < names.count; ++i)
-    status = h5_copy_dataset_compressed(src, dst, names.items[i]);
+    status = h5_copy_dataset_compressed(src, names.items[i], dst, names.items[i]);
   strv_free(&names);
+  return status;
+}
+
+/* The -O0 answer's fields with the -O3 answer's as their /o3 twins, and
+ * the -O0 build's provenance beside the -O3 build's as o0_* attributes. */
+static int envelope_fields(hid_t o3, const char *o3_path, const char *o0_path, hid_t dst, envelope_params params) {
+  hid_t o0 = -1;
+  strv names = {0};
+  int status = h5_open_read(o0_path, &o0);
+  if (status == MAPP_OK) status = h5_copy_attributes(o0, dst, "o0_");
+  if (status == MAPP_OK) status = list_fields(o0, o0_path, &names);
+  for (size_t i = 0; status == MAPP_OK && i < names.count; ++i)
+    status = envelope_write_field(o0, o0_path, o3, o3_path, dst, names.items[i], params);
+  strv_free(&names);
+  h5_close(o0);
   return status;
 }
 
@@ -51,16 +81,19 @@ static int stamp_baseline(hid_t dst, const bless_stamp *stamp) {
 }
 
 /* Written beside the target and renamed over it, so a failed bless never
- * leaves a half-written baseline. */
-static int write_baseline(const char *answer, const char *target, const bless_stamp *stamp) {
+ * leaves a half-written baseline. `answer` is this build's; o0_answer (the
+ * -O0 build's, envelope only) else NULL. */
+static int write_baseline(const char *answer, const char *o0_answer, const char *target, const bless_stamp *stamp) {
   char *tmp = str_printf("%s.tmp", target);
   if (!tmp) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   h5_quiet();
   hid_t src = -1, dst = -1;
+  envelope_params params = {.multiple = stamp->tol.bound, .floor = MAPP_ENVELOPE_FLOOR};
   int status = h5_open_read(answer, &src);
   if (status == MAPP_OK) status = h5_create(tmp, &dst);
-  if (status == MAPP_OK) status = h5_copy_attributes(src, dst);
-  if (status == MAPP_OK) status = copy_fields(src, dst, answer);
+  if (status == MAPP_OK) status = h5_copy_attributes(src, dst, "");
+  if (status == MAPP_OK)
+    status = o0_answer ? envelope_fields(src, answer, o0_answer, dst, params) : copy_fields(src, answer, dst);
   if (status == MAPP_OK) status = stamp_baseline(dst, stamp);
   h5_close(dst);
   h5_close(src);
@@ -81,52 +114,106 @@ static int resolve_case(const bless_options *o, const job_result *res, const cha
 }
 
 /* The answer is blessed only when the app's own verification passed. */
-static int require_pass(const job_result *res, const char *log) {
-  if (res->outcome == OUTCOME_OK) return MAPP_OK;
+static int require_pass(const job *j, const reference_run *run) {
+  if (run->res.outcome == OUTCOME_OK) return MAPP_OK;
   char verdict[64];
-  job_outcome_text(res, verdict, sizeof verdict);
-  fprintf(stderr, "last lines of %s:\n", log);
-  proc_print_log_tail(log, 12, stderr);
-  return mapp_fail(res->outcome == OUTCOME_FAIL_VERIFY ? MAPP_ERR_VERIFY : job_exit_status(res),
-                   "the reference run did not pass (%s); nothing blessed", verdict);
+  job_outcome_text(&run->res, verdict, sizeof verdict);
+  fprintf(stderr, "last lines of %s:\n", run->files.log);
+  proc_print_log_tail(run->files.log, 12, stderr);
+  return mapp_fail(run->res.outcome == OUTCOME_FAIL_VERIFY ? MAPP_ERR_VERIFY : job_exit_status(&run->res),
+                   "the reference run%s%s did not pass (%s); nothing blessed", j->bin_dir ? " of the build in " : "",
+                   j->bin_dir ? j->bin_dir : "", verdict);
 }
 
-static int install_baseline(const job *j, const job_files *files, const job_result *res, const bless_options *o,
+static int reference_run_execute(const harness_env *env, const job *j, reference_run *run) {
+  snprintf(run->dir, sizeof run->dir, "/tmp/mapp-bless-XXXXXX");
+  if (!mkdtemp(run->dir)) {
+    run->dir[0] = '\0';
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot create a temporary folder");
+  }
+  execute_options opt = {.check_baseline = false, .keep_output = true};
+  MAPP_TRY(job_files_make(run->dir, j, &run->files));
+  MAPP_TRY(job_execute(env, j, &run->files, &opt, &run->res));
+  return require_pass(j, run);
+}
+
+static void reference_run_remove(reference_run *run) {
+  const char *files[] = {run->files.output, run->files.result, run->files.log};
+  for (size_t i = 0; i < 3; ++i)
+    if (files[i]) unlink(files[i]);
+  if (run->dir[0]) rmdir(run->dir);
+  job_result_free(&run->res);
+  job_files_free(&run->files);
+}
+
+static const char *record_text(const reference_run *run, const char *key) {
+  const char *text = json_string_value(json_object_get(run->res.record, key));
+  return text ? text : "unknown";
+}
+
+/* The envelope must measure rounding alone: the two builds must be of the
+ * same source revision, and not of the same flags (those agree bit for bit,
+ * and would hold every candidate to the floor while claiming to measure). */
+static int require_comparable_builds(const reference_run *o3, const reference_run *o0, const char *o0_bin) {
+  const char *rev3 = record_text(o3, "git_revision"), *rev0 = record_text(o0, "git_revision");
+  if (strcmp(rev3, rev0) != 0)
+    return mapp_fail(MAPP_ERR_INPUT, "the build in %s is of revision %s, this build of %s: rebuild it "
+                                     "(cmake --build build-O0) so the envelope measures rounding, not code changes",
+                     o0_bin, rev0, rev3);
+  const char *flags = record_text(o3, "flags");
+  if (strcmp(flags, record_text(o0, "flags")) != 0) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_INPUT, "the build in %s has this build's flags (%s), so it cannot make an envelope: "
+                                   "point --o0-bin at a build configured with cmake --preset O0", o0_bin, flags);
+}
+
+static int install_baseline(const job *j, const reference_run *run, const reference_run *o0, const bless_options *o,
                             const bless_stamp *stamp) {
   const char *case_name;
-  MAPP_TRY(resolve_case(o, res, &case_name));
+  MAPP_TRY(resolve_case(o, &run->res, &case_name));
   char *target = baseline_path(j->app, case_name);
   char *dir = target ? path_dirname(target) : NULL;
   int status = dir ? make_dirs(dir) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) status = write_baseline(files->output, target, stamp);
+  if (status == MAPP_OK) status = write_baseline(run->files.output, o0 ? o0->files.output : NULL, target, stamp);
   if (status == MAPP_OK)
-    printf("blessed %s (%s %s/%s n=%ld, tolerance %s %g): %s\n", target, j->app, j->variant, j->backend,
-           j->ranks, tolerance_model_name(stamp->tol.model), stamp->tol.bound, stamp->reason);
+    printf("blessed %s (%s %s/%s n=%ld, tolerance %s %g%s%s): %s\n", target, j->app, j->variant, j->backend,
+           j->ranks, tolerance_model_name(stamp->tol.model), stamp->tol.bound, o0 ? ", -O0 reference from " : "",
+           o0 ? o->o0_bin : "", stamp->reason);
   free(dir);
   free(target);
   return status;
 }
 
-static int bless_run(const harness_env *env, const job *j, const bless_options *o, bless_stamp *stamp) {
-  char dir_template[] = "/tmp/mapp-bless-XXXXXX";
-  if (!mkdtemp(dir_template)) return mapp_fail(MAPP_ERR_SYSTEM, "cannot create a temporary folder");
-  job_files files;
-  job_result res = {0};
-  execute_options opt = {.check_baseline = false, .keep_output = true};
-  int status = job_files_make(dir_template, j, &files);
-  if (status == MAPP_OK) status = job_execute(env, j, &files, &opt, &res);
-  if (status == MAPP_OK) status = require_pass(&res, files.log);
-  if (status == MAPP_OK) status = install_baseline(j, &files, &res, o, stamp);
-  unlink(files.output);
-  unlink(files.result);
-  unlink(files.log);
-  rmdir(dir_template);
-  job_result_free(&res);
-  job_files_free(&files);
+/* The reference configuration with this build and, for an envelope, with
+ * the -O0 build too. */
+static int bless_run(const harness_env *env, const job *j, const bless_options *o, const bless_stamp *stamp) {
+  bool envelope = stamp->tol.model == TOL_ENVELOPE;
+  job j0 = *j;
+  j0.bin_dir = o->o0_bin;
+  reference_run run = {0}, o0 = {0};
+  int status = reference_run_execute(env, j, &run);
+  if (status == MAPP_OK && envelope) status = reference_run_execute(env, &j0, &o0);
+  if (status == MAPP_OK && envelope) status = require_comparable_builds(&run, &o0, o->o0_bin);
+  if (status == MAPP_OK) status = install_baseline(j, &run, envelope ? &o0 : NULL, o, stamp);
+  reference_run_remove(&run);
+  reference_run_remove(&o0);
+  return status;
+}
+
+/* Checked before anything runs: a missing -O0 build is the likely mistake. */
+static int require_o0_app(const bless_options *o, const char *app) {
+  char *exe = paths_app_executable(o->o0_bin, app);
+  if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = access(exe, X_OK) == 0
+                   ? MAPP_OK
+                   : mapp_fail(MAPP_ERR_INPUT, "--model envelope needs an -O0 build of %s, and %s is missing: build "
+                                               "it with cmake --preset O0 && cmake --build build-O0 --target mapp-%s, "
+                                               "or pass --o0-bin DIR", app, exe, app);
+  free(exe);
   return status;
 }
 
 static int bless_app(const bless_options *o, const char *app_name, const strv *extra, bless_stamp *stamp) {
+  if (stamp->tol.model == TOL_ENVELOPE) MAPP_TRY(require_o0_app(o, app_name));
   harness_env env;
   MAPP_TRY(env_load(o->env_path, &env));
   app_info app = {0};
@@ -143,9 +230,25 @@ static int bless_app(const bless_options *o, const char *app_name, const strv *e
   return status;
 }
 
+/* The model and its bound from the flags: the envelope's bound is its
+ * multiple (default 2, the report's "twice the envelope"), and --o0-bin
+ * belongs to it alone. */
+static int resolve_tolerance(bless_options *o, char **o0_default, tolerance *tol) {
+  MAPP_TRY(tolerance_parse_model(o->model, &tol->model));
+  bool envelope = tol->model == TOL_ENVELOPE;
+  if (o->o0_bin && !envelope) return mapp_fail(MAPP_ERR_INPUT, "--o0-bin is only for --model envelope");
+  if (o->bound < 0) o->bound = envelope ? MAPP_ENVELOPE_MULTIPLE : 0.0;
+  if (envelope && !(o->bound > 0))
+    return mapp_fail(MAPP_ERR_INPUT, "--bound (the envelope multiple) must be > 0, got %g", o->bound);
+  tol->bound = o->bound;
+  if (envelope && !o->o0_bin && !(o->o0_bin = *o0_default = paths_source_file("build-O0/bin")))
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  return MAPP_OK;
+}
+
 int verb_bless(int argc, char **argv) {
   bless_options o = {.backend = "serial", .size = "tiny", .scaling = "strong", .model = "exact",
-                     .reason = "not stated", .ranks = 1, .threads = 1, .bound = 0.0};
+                     .reason = "not stated", .ranks = 1, .threads = 1, .bound = -1.0};
   const mapp_option opts[] = {
       {.name = "size", .kind = MAPP_OPT_CHOICE, .dest = &o.size, .choices = "tiny|small|medium|large",
        .help = "problem size preset"},
@@ -162,23 +265,29 @@ int verb_bless(int argc, char **argv) {
       {.name = "case", .kind = MAPP_OPT_STRING, .dest = &o.case_name, .help = "baseline case name",
        .default_text = "the case the app's record names"},
       {.name = "reason", .kind = MAPP_OPT_STRING, .dest = &o.reason, .help = "why the baseline changes (recorded)"},
-      {.name = "model", .kind = MAPP_OPT_STRING, .dest = &o.model, .choices = "exact|abs|rel|ulp",
-       .help = "tolerance model checks will use"},
+      {.name = "model", .kind = MAPP_OPT_STRING, .dest = &o.model, .choices = "exact|abs|rel|ulp|envelope",
+       .help = "tolerance model checks will use (envelope: runs the -O0 build too)"},
       {.name = "bound", .kind = MAPP_OPT_DOUBLE, .dest = &o.bound, .dmin = 0.0, .dmax = 1e300,
-       .help = "tolerance bound"},
+       .help = "tolerance bound; for envelope the multiple of the envelope", .default_text = "0; envelope 2"},
+      {.name = "o0-bin", .kind = MAPP_OPT_STRING, .dest = &o.o0_bin, .help = "bin dir of the -O0 build (envelope)",
+       .default_text = "$MAPP_SOURCE_DIR/build-O0/bin"},
       {.name = "env", .kind = MAPP_OPT_STRING, .dest = &o.env_path, .help = "environment file",
        .default_text = "envs/local.yaml"},
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("bless", "APP", "Run the app's reference configuration and write its answer as\n"
-                          "baselines/APP/CASE.h5 with tolerance, provenance and reason. Flags after -- go to the app.",
+                          "baselines/APP/CASE.h5 with tolerance, provenance and reason. With --model envelope the\n"
+                          "-O0 build runs it too: its answer becomes the reference, this build's the /o3 twin.\n"
+                          "Flags after -- go to the app.",
                           opts, 1, 1, true, argc, argv, &args);
-  bless_stamp stamp = {.reason = o.reason, .tol.bound = o.bound};
-  if (status == MAPP_OK && !args.help_shown) status = tolerance_parse_model(o.model, &stamp.tol.model);
+  bless_stamp stamp = {.reason = o.reason};
+  char *o0_default = NULL;
+  if (status == MAPP_OK && !args.help_shown) status = resolve_tolerance(&o, &o0_default, &stamp.tol);
   if (status == MAPP_OK && !args.help_shown && !(stamp.command = verb_command_line(argc, argv)))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && !args.help_shown) status = bless_app(&o, args.cli.positional[0], &args.passthrough, &stamp);
   free(stamp.command);
+  free(o0_default);
   verb_args_free(&args);
   return status;
 }

@@ -23,14 +23,16 @@ int verb_check(int argc, char **argv) {
   const char *model = NULL;
   double bound = -1.0;
   const mapp_option opts[] = {
-      {.name = "model", .kind = MAPP_OPT_STRING, .dest = &model, .choices = "exact|abs|rel|ulp",
+      {.name = "model", .kind = MAPP_OPT_STRING, .dest = &model, .choices = "exact|abs|rel|ulp|envelope",
        .help = "tolerance model", .default_text = "the baseline's 'tolerance' attribute"},
       {.name = "bound", .kind = MAPP_OPT_DOUBLE, .dest = &bound, .dmin = 0.0, .dmax = 1e300,
-       .help = "tolerance bound", .default_text = "the baseline's 'tolerance_bound' attribute"},
+       .help = "tolerance bound (envelope: the multiple)",
+       .default_text = "the baseline's 'tolerance_bound' (envelope: 'envelope_multiple') attribute"},
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("check", "BASELINE.h5 CANDIDATE.h5",
-                          "Compare every dataset of a baseline with the candidate's dataset of the same name.\n"
+                          "Compare every dataset of a baseline with the candidate's dataset of the same name\n"
+                          "(an envelope baseline: with its -O0 answer, within a multiple of the -O0/-O3 envelope).\n"
                           "Exit 0 when every field is within its tolerance, 1 when one is not, 2 when the\n"
                           "files cannot be compared (missing, unreadable, other shape).",
                           opts, 2, 2, false, argc, argv, &args);

@@ -8,6 +8,10 @@
  *   rel    |a - b| <= bound * |b|; where b is zero or subnormal it has no
  *          relative scale, and the bound is read as absolute there
  *   ulp    the doubles are at most `bound` representable values apart
+ *   envelope  the batched-CRM report's three-way test, over the whole field:
+ *          ||a - b|| / ||b|| <= bound * max(envelope, floor), b the -O0
+ *          answer and the envelope its difference from the -O3 answer
+ *          (envelope.h; the baseline layout in envelope_file.h)
  * Identical bits always pass; a NaN against anything else always fails. */
 #ifndef HARNESS_COMPARE_H
 #define HARNESS_COMPARE_H
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "envelope_file.h"
 #include "h5util.h"
 
 typedef enum {
@@ -24,11 +29,7 @@ typedef enum {
   TOL_ABS,
   TOL_REL,
   TOL_ULP,
-  /* TOL_ENVELOPE comes with the crm mini-app: a candidate passes where its
-   * difference from the -O0 reference is within `bound` times the -O0/-O3
-   * difference. It adds a second reference to compare_values (and a second
-   * file to compare_files); tolerance_parse_model names it and refuses it
-   * until then. */
+  TOL_ENVELOPE, /* bound is the multiple of the envelope */
 } tol_model;
 
 typedef struct {
@@ -36,13 +37,14 @@ typedef struct {
   double bound;
 } tolerance;
 
-/* "exact" | "abs" | "rel" | "ulp"; anything else is an input error. */
+/* "exact" | "abs" | "rel" | "ulp" | "envelope"; anything else is an input error. */
 int tolerance_parse_model(const char *text, tol_model *model);
 const char *tolerance_model_name(tol_model model);
 
 /* Distance in units in the last place: how many doubles lie between a and b
  * (+0 and -0 are 0 apart); UINT64_MAX when either is NaN. */
 uint64_t ulp_distance(double a, double b);
+/* Per value; always true for envelope, which judges a whole field at once. */
 bool value_within(double candidate, double reference, tolerance tol);
 
 typedef struct {
@@ -71,7 +73,9 @@ typedef struct {
   char *name;
   h5_shape shape;
   tolerance tol;
-  field_stats stats;
+  field_stats stats;        /* worst errors against the baseline's values */
+  envelope_verdict envelope; /* TOL_ENVELOPE only */
+  bool passed;
 } field_result;
 
 typedef struct {
@@ -81,17 +85,21 @@ typedef struct {
   bool passed;
 } compare_report;
 
-/* Compares every dataset of the baseline with the candidate's dataset of
- * the same name. Tolerance: the baseline's root attributes `tolerance` and
+/* Compares every dataset of the baseline (but the -O3 answers of an
+ * envelope baseline, /o3/...) with the candidate's dataset of the same
+ * name. Tolerance: the baseline's root attributes `tolerance` and
  * `tolerance_bound` (exact, 0 when absent), then the same attributes on the
- * dataset, then the override. A missing or unreadable file, a dataset the
- * candidate lacks or has in another shape are input errors naming the
- * file, the dataset and both shapes; failing the tolerance is not an error
+ * dataset, then the override; an envelope field's multiple is its
+ * `envelope_multiple` unless --bound overrides it. A missing or unreadable
+ * file, a dataset the candidate lacks or has in another shape, an envelope
+ * field without its attributes or -O3 answer are input errors naming the
+ * file and the dataset; failing the tolerance is not an error
  * (report->passed says it). */
 int compare_files(const char *baseline, const char *candidate, const tolerance_override *ovr,
                   compare_report *report);
 /* One line per field:
- * "temperature  model=exact bound=0  worst_abs=0  worst_rel=0  ulp=0  PASS" */
+ * "temperature  model=exact bound=0  worst_abs=0  worst_rel=0  ulp=0  PASS"
+ * "u  model=envelope envelope=0 difference=1e-15 bound=2e-13 (2 x max(envelope, floor 1e-13))  worst_abs=3e-14 at [0,4,2]  PASS" */
 void compare_report_print(const compare_report *report, FILE *out);
 /* {"status": "pass"|"fail", "file": ..., "worst_abs": ..., "worst_rel": ...,
  *  "worst_ulp": ..., "fields": [{"name", "model", "bound", ...}]} */

@@ -209,12 +209,20 @@ int h5_set_attr_double(hid_t obj, const char *name, double value) {
   return write_scalar_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
 }
 
+typedef struct {
+  hid_t dst;
+  const char *prefix;
+} attr_copy;
+
 /* Copies one attribute in its own file type: read into a buffer of the
  * memory equivalent, write back; variable-length data is reclaimed after. */
-static herr_t copy_one_attribute(hid_t src, const char *name, const H5A_info_t *info, void *dst_ptr) {
+static herr_t copy_one_attribute(hid_t src, const char *src_name, const H5A_info_t *info, void *data) {
   (void)info;
-  hid_t dst = *(hid_t *)dst_ptr;
-  hid_t attr = H5Aopen(src, name, H5P_DEFAULT);
+  const attr_copy *to = data;
+  hid_t dst = to->dst;
+  char name[512];
+  snprintf(name, sizeof name, "%s%s", to->prefix, src_name);
+  hid_t attr = H5Aopen(src, src_name, H5P_DEFAULT);
   hid_t ftype = H5Aget_type(attr), space = H5Aget_space(attr);
   hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
   hssize_t points = H5Sget_simple_extent_npoints(space);
@@ -236,9 +244,10 @@ static herr_t copy_one_attribute(hid_t src, const char *name, const H5A_info_t *
   return err;
 }
 
-int h5_copy_attributes(hid_t src, hid_t dst) {
+int h5_copy_attributes(hid_t src, hid_t dst, const char *prefix) {
   hsize_t index = 0;
-  herr_t err = H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, &index, copy_one_attribute, &dst);
+  attr_copy to = {dst, prefix};
+  herr_t err = H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, &index, copy_one_attribute, &to);
   return err < 0 ? mapp_fail(MAPP_ERR_SYSTEM, "copying attributes failed") : MAPP_OK;
 }
 
@@ -258,7 +267,7 @@ static hid_t compressed_dcpl(const h5_shape *shape) {
   return dcpl;
 }
 
-int h5_copy_dataset_compressed(hid_t src, hid_t dst, const char *name) {
+int h5_copy_dataset_compressed(hid_t src, const char *name, hid_t dst, const char *dst_name) {
   hid_t in = H5Dopen2(src, name, H5P_DEFAULT);
   if (in < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot open dataset '%s'", name);
   h5_shape shape;
@@ -270,11 +279,11 @@ int h5_copy_dataset_compressed(hid_t src, hid_t dst, const char *name) {
   hid_t dcpl = compressed_dcpl(&shape), lcpl = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(lcpl, 1);
   hid_t out = buf && H5Dread(in, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0
-                  ? H5Dcreate2(dst, name, ftype, space, lcpl, dcpl, H5P_DEFAULT)
+                  ? H5Dcreate2(dst, dst_name, ftype, space, lcpl, dcpl, H5P_DEFAULT)
                   : -1;
   if (out < 0 || H5Dwrite(out, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
     status = mapp_fail(MAPP_ERR_SYSTEM, "copying dataset '%s' failed", name);
-  if (status == MAPP_OK) status = h5_copy_attributes(in, out);
+  if (status == MAPP_OK) status = h5_copy_attributes(in, out, "");
   if (out >= 0) H5Dclose(out);
   free(buf);
   H5Pclose(lcpl);

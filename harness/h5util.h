@@ -46,10 +46,13 @@ int h5_get_attr_double(hid_t obj, const char *name, double *out, bool *found);
 /* Write (replacing an existing attribute of the same name). */
 int h5_set_attr_string(hid_t obj, const char *name, const char *value);
 int h5_set_attr_double(hid_t obj, const char *name, double value);
-/* Copy every attribute of src onto dst, whatever its type and shape. */
-int h5_copy_attributes(hid_t src, hid_t dst);
-/* Copy dataset `name` with its attributes from src into dst, chunked and
- * deflate-compressed when this HDF5 has the filter (baselines live in git). */
-int h5_copy_dataset_compressed(hid_t src, hid_t dst, const char *name);
+/* Copy every attribute of src onto dst, whatever its type and shape, each
+ * named prefix + its name ("" keeps the names; "o0_" keeps the -O0 build's
+ * provenance beside the -O3 build's in an envelope baseline). */
+int h5_copy_attributes(hid_t src, hid_t dst, const char *prefix);
+/* Copy dataset `name` with its attributes from src into dst as `dst_name`
+ * (intermediate groups created), chunked and deflate-compressed when this
+ * HDF5 has the filter (baselines live in git). */
+int h5_copy_dataset_compressed(hid_t src, const char *name, hid_t dst, const char *dst_name);
 
 #endif

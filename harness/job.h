@@ -12,6 +12,7 @@ typedef struct {
   long ranks, threads;
   long repetition;        /* -1: a one-off run (mapp run, mapp bless) */
   const strv *extra_args; /* appended to the app's flags (may be NULL) */
+  const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
 } job;
 
 /* The files a job writes, all named after its stem in one directory. */

@@ -6,7 +6,7 @@
 #include "paths.h"
 
 int launch_app_argv(const job *j, const job_files *files, strv *argv) {
-  char *exe = paths_app_executable(j->app);
+  char *exe = paths_app_executable(j->bin_dir, j->app);
   if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   int status = strv_push(argv, exe);
   free(exe);

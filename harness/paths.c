@@ -39,8 +39,8 @@ char *paths_baseline_dir(void) {
   return override ? strdup(override) : paths_source_file("baselines");
 }
 
-char *paths_app_executable(const char *app) {
-  char *bin = paths_bin_dir();
+char *paths_app_executable(const char *bin_dir, const char *app) {
+  char *bin = bin_dir ? strdup(bin_dir) : paths_bin_dir();
   char *path = bin ? str_printf("%s/mapp-%s", bin, app) : NULL;
   free(bin);
   return path;

@@ -12,7 +12,8 @@ char *paths_source_dir(void);
 char *paths_baseline_dir(void);
 /* <source tree>/<sub>, e.g. "plots", "envs". */
 char *paths_source_file(const char *sub);
-/* <bin>/mapp-<app>. */
-char *paths_app_executable(const char *app);
+/* <bin_dir>/mapp-<app>; bin_dir NULL means paths_bin_dir() (another
+ * build's bin dir runs that build, e.g. the -O0 build of an envelope). */
+char *paths_app_executable(const char *bin_dir, const char *app);
 
 #endif

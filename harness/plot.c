@@ -33,8 +33,16 @@ static const char *terminal_of(const char *format) {
 }
 
 static const char *const titles[PLOT_KIND_COUNT] = {
-    [PLOT_WEAK_EFFICIENCY] = "weak-scaling efficiency", [PLOT_SPEEDUP] = "speedup over the reference",
+    [PLOT_WEAK_EFFICIENCY] = "weak-scaling efficiency", [PLOT_SPEEDUP] = "speedup over",
     [PLOT_STRONG_SPEEDUP] = "strong-scaling speedup", [PLOT_FOM] = "figure of merit"};
+
+/* "speedup over percrm/serial": a speedup figure names the reference its
+ * app used, since apps of one sweep may use different ones. */
+static void figure_title(const plot_set *set, char *buf, size_t len) {
+  char reference[128];
+  speedup_ref_text(set->reference, reference, sizeof reference);
+  snprintf(buf, len, "%s%s%s", titles[set->kind], reference[0] ? " " : "", reference);
+}
 
 typedef struct {
   const char *name, *value;
@@ -83,7 +91,9 @@ static int read_template(const char *name, char **text) {
 static int write_data(const plot_set *set, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
-  fprintf(f, "# %s %s: ranks value low high (median and min/max over repetitions)\n", set->app, titles[set->kind]);
+  char what[192];
+  figure_title(set, what, sizeof what);
+  fprintf(f, "# %s %s: ranks value low high (median and min/max over repetitions)\n", set->app, what);
   for (size_t i = 0; i < set->nseries; ++i) {
     const plot_series *s = &set->series[i];
     fprintf(f, "%s\"%s\"\n", i ? "\n\n" : "", s->label);
@@ -114,7 +124,7 @@ static double highest(const plot_set *set) {
 }
 
 typedef struct {
-  const char *plots_dir, *sweep_name, *reference;
+  const char *plots_dir, *sweep_name;
   const strv *formats;
   strv *written;
 } render_context;
@@ -124,7 +134,8 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
                         char **script) {
   char *common = NULL, *body = NULL;
   MAPP_TRY(read_template("common.gp", &common));
-  char name[64], xmin[32], xmax[32], xtics[512], ymax[32], nseries[32], base[32], title[256];
+  char name[64], xmin[32], xmax[32], xtics[512], ymax[32], nseries[32], base[32], what[192], title[320];
+  char reference[128];
   snprintf(name, sizeof name, "%s.gp", plot_kind_slug(set->kind));
   int status = read_template(name, &body);
   snprintf(xmin, sizeof xmin, "%g", set->min_ranks / 1.4);
@@ -132,11 +143,13 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   snprintf(ymax, sizeof ymax, "%g", fmax(1.2, 1.15 * highest(set)));
   snprintf(nseries, sizeof nseries, "%zu", set->nseries);
   snprintf(base, sizeof base, "%ld", set->min_ranks);
-  snprintf(title, sizeof title, "%s: %s (%s)", set->app, titles[set->kind], ctx->sweep_name);
+  speedup_ref_text(set->reference, reference, sizeof reference);
+  figure_title(set, what, sizeof what);
+  snprintf(title, sizeof title, "%s: %s (%s)", set->app, what, ctx->sweep_name);
   format_xtics(set, xtics, sizeof xtics);
   placeholder subs[] = {{"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
                         {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", title}, {"DATA", data_name},
-                        {"FOM", set->fom_name}, {"REFERENCE", ctx->reference ? ctx->reference : ""},
+                        {"FOM", set->fom_name}, {"REFERENCE", reference},
                         {"COMMON", ""}};
   size_t nsubs = sizeof subs / sizeof subs[0];
   char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
@@ -207,11 +220,10 @@ static int render(const render_context *ctx, const plot_set *set) {
   return status;
 }
 
-static int render_app(const render_context *ctx, const group_table *t, const char *app, const char *ref_variant,
-                      const char *ref_backend) {
+static int render_app(const render_context *ctx, const group_table *t, const char *app, const speedup_refs *refs) {
   for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
     plot_set set;
-    int status = plot_set_build(t, app, (plot_kind)kind, ref_variant, ref_backend, &set);
+    int status = plot_set_build(t, app, (plot_kind)kind, refs, &set);
     if (status == MAPP_OK && set.nseries) status = render(ctx, &set);
     plot_set_free(&set);
     MAPP_TRY(status);
@@ -219,29 +231,19 @@ static int render_app(const render_context *ctx, const group_table *t, const cha
   return MAPP_OK;
 }
 
-/* Splits "VARIANT/BACKEND". */
-static int split_reference(const char *text, char **variant, char **backend) {
-  const char *slash = strchr(text, '/');
-  if (!slash || slash == text || !slash[1] || strchr(slash + 1, '/'))
-    return mapp_fail(MAPP_ERR_INPUT, "--reference must be VARIANT/BACKEND (e.g. mpi/serial), got '%s'", text);
-  *variant = strndup(text, (size_t)(slash - text));
-  *backend = strdup(slash + 1);
-  return *variant && *backend ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-}
-
-int plot_reference(const char *results_dir, const char *given, char **variant, char **backend) {
-  *variant = *backend = NULL;
-  if (given) return split_reference(given, variant, backend);
+int plot_reference(const char *results_dir, const char *given, speedup_refs *refs) {
+  *refs = (speedup_refs){0};
+  if (given) return speedup_refs_parse(given, refs);
   char *spec_path = path_join(results_dir, "spec.yaml");
-  int status = MAPP_OK;
-  if (spec_path && path_exists(spec_path)) {
+  int status = spec_path ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && path_exists(spec_path)) {
     sweep_spec spec;
     status = spec_load(spec_path, &spec);
-    if (status == MAPP_OK && spec.reference_variant) {
-      *variant = strdup(spec.reference_variant);
-      *backend = strdup(spec.reference_backend);
+    if (status == MAPP_OK) {
+      *refs = spec.reference; /* taken over: the spec no longer owns it */
+      spec.reference = (speedup_refs){0};
+      spec_free(&spec);
     }
-    if (status == MAPP_OK) spec_free(&spec);
   }
   free(spec_path);
   return status;
@@ -265,14 +267,14 @@ static int write_index(const char *results_file, const strv *written) {
   return status;
 }
 
-static int draw(const render_context *ctx, const json_t *records, const char *ref_variant, const char *ref_backend) {
+static int draw(const render_context *ctx, const json_t *records, const speedup_refs *refs) {
   group_table table;
   MAPP_TRY(stats_group(records, &table));
   const char *apps[64];
   size_t napps = plot_apps(&table, apps, 64);
   int status = MAPP_OK;
   for (size_t i = 0; status == MAPP_OK && i < napps; ++i)
-    status = render_app(ctx, &table, apps[i], ref_variant, ref_backend);
+    status = render_app(ctx, &table, apps[i], refs);
   group_table_free(&table);
   return status;
 }
@@ -283,20 +285,16 @@ int plot_results(const char *results_file, const char *reference, const strv *fo
       return mapp_fail(MAPP_ERR_INPUT, "unknown plot format '%s' (choose png, svg, pdf)", formats->items[i]);
   char *dir = path_dirname(results_file), *plots_dir = dir ? path_join(dir, "plots") : NULL;
   char *sweep_name = dir ? path_stem(dir, "") : NULL;
-  char *ref_variant = NULL, *ref_backend = NULL, *ref_label = NULL;
+  speedup_refs refs = {0};
   json_t *records = NULL;
   int status = plots_dir && sweep_name ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) status = plot_reference(dir, reference, &ref_variant, &ref_backend);
-  if (status == MAPP_OK && ref_variant) ref_label = str_printf("%s/%s", ref_variant, ref_backend);
+  if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK) status = make_dirs(plots_dir);
-  render_context ctx = {.plots_dir = plots_dir, .sweep_name = sweep_name, .reference = ref_label,
-                        .formats = formats, .written = written};
-  if (status == MAPP_OK) status = draw(&ctx, records, ref_variant, ref_backend);
+  render_context ctx = {.plots_dir = plots_dir, .sweep_name = sweep_name, .formats = formats, .written = written};
+  if (status == MAPP_OK) status = draw(&ctx, records, &refs);
   if (status == MAPP_OK) status = write_index(results_file, written);
   json_decref(records);
-  free(ref_label);
-  free(ref_variant);
-  free(ref_backend);
+  speedup_refs_free(&refs);
   free(sweep_name);
   free(plots_dir);
   free(dir);
@@ -318,8 +316,9 @@ static int split_formats(const char *text, strv *formats) {
 int verb_plot(int argc, char **argv) {
   const char *reference = NULL, *format = "png,svg";
   const mapp_option opts[] = {
-      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "VARIANT/BACKEND",
-       .help = "speedup reference", .default_text = "plots.reference of RESULTS/spec.yaml"},
+      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "V/B[,V/B...]",
+       .help = "speedup references; each app uses the first its results contain",
+       .default_text = "plots.reference of RESULTS/spec.yaml"},
       {.name = "format", .kind = MAPP_OPT_STRING, .dest = &format, .choices = "png,svg,pdf",
        .help = "image formats, comma separated"},
       MAPP_OPTION_END};

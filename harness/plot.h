@@ -3,12 +3,13 @@
 #ifndef HARNESS_PLOT_H
 #define HARNESS_PLOT_H
 
+#include "reference.h"
 #include "strv.h"
 
-/* The speedup reference: "VARIANT/BACKEND" when given, else the
- * plots.reference of the results folder's spec.yaml; *variant stays NULL
- * when neither says (the speedup figure is then left out). */
-int plot_reference(const char *results_dir, const char *given, char **variant, char **backend);
+/* The speedup references: "VARIANT/BACKEND[,...]" when given, else the
+ * plots.reference of the results folder's spec.yaml; empty when neither
+ * says (the speedup figure and column are then left out). */
+int plot_reference(const char *results_dir, const char *given, speedup_refs *refs);
 /* Draws every figure the results support in each format ("png", "svg",
  * "pdf") and lists the images written in *written and in plots/index.txt. */
 int plot_results(const char *results_file, const char *reference, const strv *formats, strv *written);

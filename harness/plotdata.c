@@ -12,11 +12,11 @@ static const char *const slugs[PLOT_KIND_COUNT] = {
 
 const char *plot_kind_slug(plot_kind kind) { return slugs[kind]; }
 
-static bool point_value(const group_table *t, const result_group *g, plot_kind kind, const char *ref_variant,
-                        const char *ref_backend, ratio *y) {
+static bool point_value(const group_table *t, const result_group *g, plot_kind kind, const speedup_refs *refs,
+                        ratio *y) {
   switch (kind) {
   case PLOT_WEAK_EFFICIENCY: return stats_weak_efficiency(t, g, y);
-  case PLOT_SPEEDUP: return stats_speedup(t, g, ref_variant, ref_backend, y);
+  case PLOT_SPEEDUP: return stats_speedup(t, g, refs, y);
   case PLOT_STRONG_SPEEDUP: return stats_strong_speedup(t, g, y);
   case PLOT_FOM:
     *y = (ratio){g->fom_median, g->fom_min, g->fom_max};
@@ -48,16 +48,16 @@ static void add_point(plot_set *set, long ranks, ratio y) {
 
 /* Groups are sorted with the rank count last, so each series is a run of
  * consecutive groups. */
-int plot_set_build(const group_table *t, const char *app, plot_kind kind, const char *ref_variant,
-                   const char *ref_backend, plot_set *set) {
+int plot_set_build(const group_table *t, const char *app, plot_kind kind, const speedup_refs *refs, plot_set *set) {
   *set = (plot_set){.kind = kind, .app = app, .fom_name = "FOM"};
+  if (kind == PLOT_SPEEDUP) set->reference = stats_app_reference(t, app, refs);
   set->series = calloc(t->count ? t->count : 1, sizeof *set->series);
   if (!set->series) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   const result_group *previous = NULL;
   for (size_t i = 0; i < t->count; ++i) {
     const result_group *g = &t->items[i];
     ratio y;
-    if (strcmp(g->app, app) != 0 || !point_value(t, g, kind, ref_variant, ref_backend, &y)) continue;
+    if (strcmp(g->app, app) != 0 || !point_value(t, g, kind, refs, &y)) continue;
     if (!previous || !group_same_series(previous, g)) MAPP_TRY(start_series(set, g, t->count));
     add_point(set, g->ranks, y);
     set->fom_name = g->fom_name;

@@ -33,15 +33,15 @@ typedef struct {
   plot_series *series;
   size_t nseries;
   long min_ranks, max_ranks;
+  const speedup_ref *reference; /* PLOT_SPEEDUP: the app's reference (NULL: none present) */
 } plot_set;
 
 /* "weak-efficiency", "speedup", "strong-speedup", "fom": the figure's file
  * stem after "<app>-" and its template plots/<slug>.gp. */
 const char *plot_kind_slug(plot_kind kind);
 /* The series of one app for one figure (nseries 0 when there is nothing to
- * draw, e.g. no weak runs or no reference). */
-int plot_set_build(const group_table *t, const char *app, plot_kind kind, const char *ref_variant,
-                   const char *ref_backend, plot_set *set);
+ * draw, e.g. no weak runs, or none of refs among the app's results). */
+int plot_set_build(const group_table *t, const char *app, plot_kind kind, const speedup_refs *refs, plot_set *set);
 void plot_set_free(plot_set *set);
 /* The distinct apps of the table, in order. */
 size_t plot_apps(const group_table *t, const char **apps, size_t max);

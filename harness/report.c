@@ -86,7 +86,7 @@ static char *distinct(const json_t *records, const char *key) {
   return text;
 }
 
-static void write_machine(FILE *f, const json_t *records, const char *reference) {
+static void write_machine(FILE *f, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
   fprintf(f, "| | |\n|---|---|\n| records | %zu |\n", json_array_size(records));
@@ -99,7 +99,10 @@ static void write_machine(FILE *f, const json_t *records, const char *reference)
   const char *from = json_string_value(json_object_get(first, "time"));
   const char *to = json_string_value(json_object_get(last, "time"));
   fprintf(f, "| ran | %s to %s |\n", from ? from : "?", to ? to : "?");
-  fprintf(f, "| speedup reference | %s |\n\n", reference ? reference : "none given");
+  char *listed = speedup_refs_format(refs);
+  if (refs->count > 1) fprintf(f, "| speedup references | %s (each app: the first its results contain) |\n\n", listed);
+  else fprintf(f, "| speedup reference | %s |\n\n", refs->count && listed ? listed : "none given");
+  free(listed);
 }
 
 /* "1.00" or "-" when the number does not apply. */
@@ -108,13 +111,12 @@ static void format_ratio(bool ok, const ratio *r, char *buf, size_t len) {
   else snprintf(buf, len, "-");
 }
 
-static void write_group_row(FILE *f, const group_table *t, const result_group *g, const char *ref_variant,
-                            const char *ref_backend) {
+static void write_group_row(FILE *f, const group_table *t, const result_group *g, const speedup_refs *refs) {
   ratio eff, strong, speedup;
   char eff_text[32], strong_text[32], speedup_text[32], fom[32] = "-", spread[32] = "-", verify[48];
   format_ratio(stats_weak_efficiency(t, g, &eff), &eff, eff_text, sizeof eff_text);
   format_ratio(stats_strong_speedup(t, g, &strong), &strong, strong_text, sizeof strong_text);
-  format_ratio(stats_speedup(t, g, ref_variant, ref_backend, &speedup), &speedup, speedup_text, sizeof speedup_text);
+  format_ratio(stats_speedup(t, g, refs, &speedup), &speedup, speedup_text, sizeof speedup_text);
   if (g->timed) {
     snprintf(fom, sizeof fom, "%.4g", g->fom_median);
     snprintf(spread, sizeof spread, "%.1f%%", g->fom_median > 0 ? 100.0 * (g->fom_max - g->fom_min) / g->fom_median : 0.0);
@@ -140,24 +142,27 @@ static void write_figures(FILE *f, const char *app, const strv *images) {
   }
 }
 
-static void write_app(FILE *f, const group_table *t, const char *app, const char *ref_variant,
-                      const char *ref_backend, const strv *images) {
+static void write_app(FILE *f, const group_table *t, const char *app, const speedup_refs *refs, const strv *images) {
   const char *unit = "FOM";
   for (size_t i = 0; i < t->count; ++i)
     if (strcmp(t->items[i].app, app) == 0) unit = t->items[i].fom_name;
+  char ref[128];
+  speedup_ref_text(stats_app_reference(t, app, refs), ref, sizeof ref);
   fprintf(f, "## %s\n\n", app);
+  fprintf(f, "Speedup reference: %s.\n\n", ref[0] ? ref : "none of the references ran for this app");
   fprintf(f, "| variant | backend | ranks | threads | size | scaling | median %s | spread | weak eff. | "
-             "strong speedup | speedup vs ref | verify | baseline | reps |\n", unit);
+             "strong speedup | speedup vs %s | verify | baseline | reps |\n", unit, ref[0] ? ref : "ref");
   fprintf(f, "|---|---|--:|--:|---|---|--:|--:|--:|--:|--:|---|---|--:|\n");
   for (size_t i = 0; i < t->count; ++i)
-    if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], ref_variant, ref_backend);
+    if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], refs);
   fprintf(f, "\nSpread is (max - min) / median over the repetitions. Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
              "strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the series.\n\n");
   write_figures(f, app, images);
 }
 
 typedef struct {
-  const char *dir, *name, *description, *ref_variant, *ref_backend, *ref_label;
+  const char *dir, *name, *description;
+  const speedup_refs *refs;
   const strv *images;
 } report_context;
 
@@ -171,10 +176,10 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
   }
   fprintf(f, "# mapp results: %s\n\n", ctx->name);
   if (ctx->description) fprintf(f, "%s\n\n", ctx->description);
-  write_machine(f, records, ctx->ref_label);
+  write_machine(f, records, ctx->refs);
   const char *apps[64];
   size_t napps = plot_apps(&table, apps, 64);
-  for (size_t i = 0; i < napps; ++i) write_app(f, &table, apps[i], ctx->ref_variant, ctx->ref_backend, ctx->images);
+  for (size_t i = 0; i < napps; ++i) write_app(f, &table, apps[i], ctx->refs, ctx->images);
   fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
@@ -226,26 +231,23 @@ static int report(const char *results_arg, const char *reference) {
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
   char *md = dir ? path_join(dir, "report.md") : NULL, *csv = dir ? path_join(dir, "results.csv") : NULL;
-  char *ref_variant = NULL, *ref_backend = NULL, *ref_label = NULL, *description = NULL;
+  char *description = NULL;
+  speedup_refs refs = {0};
   strv images = {0};
   json_t *records = NULL;
   int status = name && md && csv ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && json_array_size(records) == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no records", results_file);
   if (status == MAPP_OK) status = ensure_plots(results_file, reference, &images);
-  if (status == MAPP_OK) status = plot_reference(dir, reference, &ref_variant, &ref_backend);
+  if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK) status = spec_description(dir, &description);
-  if (status == MAPP_OK && ref_variant) ref_label = str_printf("%s/%s", ref_variant, ref_backend);
-  report_context ctx = {.dir = dir, .name = name, .description = description, .ref_variant = ref_variant,
-                        .ref_backend = ref_backend, .ref_label = ref_label, .images = &images};
+  report_context ctx = {.dir = dir, .name = name, .description = description, .refs = &refs, .images = &images};
   if (status == MAPP_OK) status = write_markdown(md, &ctx, records);
   if (status == MAPP_OK) status = write_csv(csv, records);
   if (status == MAPP_OK) printf("%s\n%s\n", md, csv);
   json_decref(records);
   strv_free(&images);
   free(description);
-  free(ref_label);
-  free(ref_variant);
-  free(ref_backend);
+  speedup_refs_free(&refs);
   free(csv);
   free(md);
   free(name);
@@ -257,8 +259,9 @@ static int report(const char *results_arg, const char *reference) {
 int verb_report(int argc, char **argv) {
   const char *reference = NULL;
   const mapp_option opts[] = {
-      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "VARIANT/BACKEND",
-       .help = "speedup reference", .default_text = "plots.reference of RESULTS/spec.yaml"},
+      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "V/B[,V/B...]",
+       .help = "speedup references; each app uses the first its results contain",
+       .default_text = "plots.reference of RESULTS/spec.yaml"},
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl",

@@ -57,16 +57,28 @@ static int parse_run(const yaml_map *m, spec_run *run) {
   return MAPP_OK;
 }
 
+static int parse_reference(const yaml_map *ref, speedup_refs *refs) {
+  static const char *const ref_keys[] = {"variant", "backend", NULL};
+  char *variant = NULL, *backend = NULL;
+  int status = yaml_check_keys(ref, ref_keys);
+  if (status == MAPP_OK) status = yaml_get_string(ref, "variant", true, &variant);
+  if (status == MAPP_OK) status = yaml_get_string(ref, "backend", true, &backend);
+  if (status == MAPP_OK) status = speedup_refs_add(refs, variant, backend);
+  free(variant);
+  free(backend);
+  return status;
+}
+
 static int parse_plots(const yaml_map *root, sweep_spec *spec) {
   static const char *const plot_keys[] = {"reference", NULL};
-  static const char *const ref_keys[] = {"variant", "backend", NULL};
-  yaml_map plots, ref;
+  yaml_map plots, *refs = NULL;
+  size_t count = 0;
   MAPP_TRY(yaml_get_map(root, "plots", &plots));
   MAPP_TRY(yaml_check_keys(&plots, plot_keys));
-  MAPP_TRY(yaml_get_map(&plots, "reference", &ref));
-  MAPP_TRY(yaml_check_keys(&ref, ref_keys));
-  MAPP_TRY(yaml_get_string(&ref, "variant", ref.node != NULL, &spec->reference_variant));
-  return yaml_get_string(&ref, "backend", ref.node != NULL, &spec->reference_backend);
+  int status = yaml_get_map_or_list(&plots, "reference", &refs, &count);
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_reference(&refs[i], &spec->reference);
+  free(refs);
+  return status;
 }
 
 /* The name becomes a directory: keep it to one safe path component. */
@@ -139,8 +151,7 @@ void spec_free(sweep_spec *spec) {
   free(spec->name);
   free(spec->description);
   free(spec->origin);
-  free(spec->reference_variant);
-  free(spec->reference_backend);
+  speedup_refs_free(&spec->reference);
   *spec = (sweep_spec){0};
 }
 

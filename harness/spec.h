@@ -12,8 +12,10 @@
  *       sizes: [tiny]                 # default: [tiny]
  *       scaling: weak                 # weak | strong (default strong)
  *       args: ["--steps", "50"]       # extra app flags (optional)
- *   plots:
- *     reference: {variant: mpi, backend: serial}   # speedup reference
+ *   plots:                            # speedup references, in order of preference:
+ *     reference: [{variant: mpi, backend: serial}, {variant: percrm, backend: serial}]
+ *                                     # each app uses the first its results contain
+ *                                     # (a single {variant, backend} map is a list of one)
  */
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
@@ -22,6 +24,7 @@
 
 #include "apps.h"
 #include "job.h"
+#include "reference.h"
 #include "strv.h"
 
 typedef struct {
@@ -38,7 +41,7 @@ typedef struct {
   long repetitions;
   spec_run *runs;
   size_t nruns;
-  char *reference_variant, *reference_backend; /* NULL: the first app's first variant, serial */
+  speedup_refs reference; /* empty: no speedup figure or column */
 } sweep_spec;
 
 int spec_load(const char *path, sweep_spec *spec);

@@ -175,15 +175,25 @@ bool stats_strong_speedup(const group_table *t, const result_group *g, ratio *ou
   return true;
 }
 
-bool stats_speedup(const group_table *t, const result_group *g, const char *ref_variant,
-                   const char *ref_backend, ratio *out) {
-  if (!g->timed || !ref_variant || !ref_backend) return false;
+static bool is_reference(const result_group *g, const speedup_ref *ref) {
+  return same_text(g->variant, ref->variant) && same_text(g->backend, ref->backend);
+}
+
+const speedup_ref *stats_app_reference(const group_table *t, const char *app, const speedup_refs *refs) {
+  for (size_t r = 0; r < refs->count; ++r)
+    for (size_t i = 0; i < t->count; ++i)
+      if (same_text(t->items[i].app, app) && is_reference(&t->items[i], &refs->items[r])) return &refs->items[r];
+  return NULL;
+}
+
+bool stats_speedup(const group_table *t, const result_group *g, const speedup_refs *refs, ratio *out) {
+  const speedup_ref *want = g->timed ? stats_app_reference(t, g->app, refs) : NULL;
+  if (!want) return false;
   const result_group *ref = NULL;
   for (size_t i = 0; i < t->count; ++i) {
     const result_group *c = &t->items[i];
     bool match = c->timed && same_text(c->app, g->app) && same_text(c->size, g->size) &&
-                 same_text(c->scaling, g->scaling) && c->ranks == g->ranks &&
-                 same_text(c->variant, ref_variant) && same_text(c->backend, ref_backend);
+                 same_text(c->scaling, g->scaling) && c->ranks == g->ranks && is_reference(c, want);
     if (match && (!ref || c->threads < ref->threads)) ref = c;
   }
   if (!ref || !(ref->fom_median > 0)) return false;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "reference.h"
+
 /* The repetitions of one configuration. Strings point into the records. */
 typedef struct {
   const char *app, *variant, *backend, *size, *scaling;
@@ -44,10 +46,12 @@ typedef struct {
  * n = 1 run exists: eff(n) = (fom(n)/n) / (fom(n0)/n0). */
 double weak_efficiency(double fom, long ranks, double base_fom, long base_ranks);
 bool stats_weak_efficiency(const group_table *t, const result_group *g, ratio *out);
-/* fom / fom of the reference variant/backend at the same app, size,
- * scaling and rank count (the reference's fewest threads). */
-bool stats_speedup(const group_table *t, const result_group *g, const char *ref_variant,
-                   const char *ref_backend, ratio *out);
+/* The reference of an app: the first of refs whose variant/backend occurs
+ * among the app's groups; NULL when none does. */
+const speedup_ref *stats_app_reference(const group_table *t, const char *app, const speedup_refs *refs);
+/* fom / fom of g's app reference at the same size, scaling and rank count
+ * (the reference's fewest threads). */
+bool stats_speedup(const group_table *t, const result_group *g, const speedup_refs *refs, ratio *out);
 /* Strong scaling T(n0)/T(n) = fom(n)/fom(n0): the work is fixed. */
 bool stats_strong_speedup(const group_table *t, const result_group *g, ratio *out);
 /* Same configuration but the rank count (and for the reference, variant and backend). */

@@ -270,3 +270,15 @@ int yaml_get_map_list(const yaml_map *m, const char *key, bool required, yaml_ma
   }
   return MAPP_OK;
 }
+
+int yaml_get_map_or_list(const yaml_map *m, const char *key, yaml_map **items, size_t *count) {
+  struct fy_node *value;
+  *items = NULL;
+  *count = 0;
+  MAPP_TRY(lookup(m, key, false, &value));
+  if (!value || !fy_node_is_mapping(value)) return yaml_get_map_list(m, key, false, items, count);
+  if (!(*items = malloc(sizeof **items))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  **items = (yaml_map){.origin = m->origin, .node = value};
+  *count = 1;
+  return MAPP_OK;
+}

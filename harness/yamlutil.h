@@ -45,6 +45,9 @@ int yaml_get_map(const yaml_map *m, const char *key, yaml_map *sub);
 /* Each item of a sequence of mappings, as yaml_maps (malloc'd array). */
 int yaml_get_map_list(const yaml_map *m, const char *key, bool required, yaml_map **items,
                       size_t *count);
+/* As yaml_get_map_list, and a single mapping reads as a list of one, so a
+ * key can grow from one item to several without breaking older files. */
+int yaml_get_map_or_list(const yaml_map *m, const char *key, yaml_map **items, size_t *count);
 /* Input error "ORIGIN:LINE: message" at the line of key's entry. */
 int yaml_error_at(const yaml_map *m, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

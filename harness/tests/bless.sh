@@ -31,6 +31,6 @@ expect_output "temperature  model=ulp bound=2"
 expect_output "FAIL (1 of"
 # bad input to bless
 expect_exit 2 "$MAPP" bless heat --size tiny --case ../escape
-expect_exit 2 "$MAPP" bless heat --size tiny --model envelope
-expect_output "envelope"
+expect_exit 2 "$MAPP" bless heat --size tiny --model nope
+expect_output "unknown tolerance model 'nope'"
 echo "bless: ok"

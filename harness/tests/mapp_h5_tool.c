@@ -4,6 +4,8 @@
  *   mapp-h5-tool make FILE DATASET ROWS COLS    values 1 + r + c/1000, attrs tolerance=exact
  *   mapp-h5-tool perturb FILE DATASET INDEX DELTA   adds DELTA to flat element INDEX
  *   mapp-h5-tool set-tolerance FILE MODEL BOUND     root tolerance attributes
+ *   mapp-h5-tool delete FILE OBJECT                 unlinks a dataset or group
+ *   mapp-h5-tool delete-attr FILE OBJECT NAME       removes attribute NAME of OBJECT ("/" the root)
  */
 #include <hdf5.h>
 #include <stdio.h>
@@ -63,6 +65,25 @@ static int set_tolerance(const char *path, const char *model, double bound) {
   return status;
 }
 
+static int delete_object(const char *path, const char *object) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot open %s", path);
+  int status = H5Ldelete(file, object, H5P_DEFAULT) >= 0 ? MAPP_OK
+                                                          : mapp_fail(MAPP_ERR_INPUT, "%s has no '%s'", path, object);
+  H5Fclose(file);
+  return status;
+}
+
+static int delete_attr(const char *path, const char *object, const char *name) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot open %s", path);
+  int status = H5Adelete_by_name(file, object, name, H5P_DEFAULT) >= 0
+                   ? MAPP_OK
+                   : mapp_fail(MAPP_ERR_INPUT, "%s: '%s' has no attribute '%s'", path, object, name);
+  H5Fclose(file);
+  return status;
+}
+
 int main(int argc, char **argv) {
   h5_quiet();
   int status;
@@ -72,8 +93,13 @@ int main(int argc, char **argv) {
     status = perturb(argv[2], argv[3], atol(argv[4]), strtod(argv[5], NULL));
   else if (argc == 5 && strcmp(argv[1], "set-tolerance") == 0)
     status = set_tolerance(argv[2], argv[3], strtod(argv[4], NULL));
+  else if (argc == 4 && strcmp(argv[1], "delete") == 0)
+    status = delete_object(argv[2], argv[3]);
+  else if (argc == 5 && strcmp(argv[1], "delete-attr") == 0)
+    status = delete_attr(argv[2], argv[3], argv[4]);
   else
     status = mapp_fail(MAPP_ERR_INPUT, "usage: mapp-h5-tool make FILE DATASET ROWS COLS | perturb FILE DATASET "
-                                       "INDEX DELTA | set-tolerance FILE MODEL BOUND");
+                                       "INDEX DELTA | set-tolerance FILE MODEL BOUND | delete FILE OBJECT | "
+                                       "delete-attr FILE OBJECT NAME");
   return mapp_report_error("mapp-h5-tool", status);
 }

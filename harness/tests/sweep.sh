@@ -37,6 +37,14 @@ grep -q '](plots/heat-weak-efficiency.png)' $R/report.md || fail "report does no
 grep -Eq '^\| mpi \| serial \| 4 \| 1 \| tiny \| weak \| [0-9.e+]+ \|' $R/report.md || fail "report lacks the n=4 row"
 [ "$(count_lines $R/results.csv)" = 7 ] || fail "results.csv should have a header and 6 rows"
 head -1 $R/results.csv | grep -q '^sweep,app,variant,backend' || fail "results.csv header"
+grep -q '^Speedup reference: mpi/serial\.' $R/report.md || fail "report does not name heat's speedup reference"
+grep -q "title 'heat: speedup over mpi/serial" $R/plots/heat-speedup.gp || fail "speedup title lacks the reference"
+# a list of references: each app takes the first its results contain (heat has no percrm)
+expect_exit 0 "$MAPP" report $R --reference percrm/serial,mpi/serial
+grep -q '^Speedup reference: mpi/serial\.' $R/report.md || fail "heat did not fall through to mpi/serial"
+grep -q 'speedup vs mpi/serial' $R/report.md || fail "the speedup column does not name its reference"
+expect_exit 2 "$MAPP" plot $R --reference mpi
+expect_output "--reference must be VARIANT/BACKEND[,VARIANT/BACKEND...]"
 
 # resume: drop the last record, only that job runs again
 sed -i '$d' $R/results.jsonl

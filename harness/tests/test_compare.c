@@ -100,11 +100,14 @@ static void model_names_parse(void **state) {
   assert_int_equal(m, TOL_ULP);
   assert_string_equal(tolerance_model_name(TOL_REL), "rel");
   mapp_error_clear();
-  assert_int_equal(tolerance_parse_model("envelope", &m), MAPP_ERR_INPUT);
-  assert_non_null(strstr(mapp_error_message(), "envelope"));
-  mapp_error_clear();
+  assert_int_equal(tolerance_parse_model("envelope", &m), MAPP_OK);
+  assert_int_equal(m, TOL_ENVELOPE);
+  assert_string_equal(tolerance_model_name(TOL_ENVELOPE), "envelope");
   assert_int_equal(tolerance_parse_model("fuzzy", &m), MAPP_ERR_INPUT);
+  assert_non_null(strstr(mapp_error_message(), "envelope")); /* the choices name it */
   mapp_error_clear();
+  /* envelope judges whole fields (envelope_file.c): no value violates it alone */
+  assert_true(value_within(1.0, 2.0, (tolerance){TOL_ENVELOPE, 2.0}));
 }
 
 int main(void) {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -60,8 +61,9 @@ static void parses_a_good_spec(void **state) {
   assert_int_equal(run->backends.count, 3);
   assert_string_equal(run->scaling, "weak");
   assert_int_equal(run->args.count, 2);
-  assert_string_equal(spec.reference_variant, "mpi");
-  assert_string_equal(spec.reference_backend, "serial");
+  assert_int_equal(spec.reference.count, 1); /* a single map is a list of one */
+  assert_string_equal(spec.reference.items[0].variant, "mpi");
+  assert_string_equal(spec.reference.items[0].backend, "serial");
   spec_free(&spec);
 }
 
@@ -74,7 +76,20 @@ static void defaults_fill_omitted_lists(void **state) {
   assert_string_equal(spec.runs[0].sizes.items[0], "tiny");
   assert_string_equal(spec.runs[0].scaling, "strong");
   assert_int_equal(spec.runs[0].variants.count, 0); /* all of the app's */
-  assert_null(spec.reference_variant);
+  assert_int_equal(spec.reference.count, 0);
+  spec_free(&spec);
+}
+
+static void reads_a_list_of_references(void **state) {
+  (void)state;
+  sweep_spec spec;
+  assert_int_equal(spec_parse_string("name: r\nruns:\n  - app: heat\n    ranks: [1]\nplots:\n  reference:\n"
+                                     "    - {variant: mpi, backend: serial}\n"
+                                     "    - {variant: percrm, backend: omp}\n", "r.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec.reference.count, 2);
+  assert_string_equal(spec.reference.items[0].variant, "mpi");
+  assert_string_equal(spec.reference.items[1].variant, "percrm");
+  assert_string_equal(spec.reference.items[1].backend, "omp");
   spec_free(&spec);
 }
 
@@ -90,6 +105,16 @@ static void rejects_bad_specs(void **state) {
   expect_spec_error("name: ../x\nruns:\n  - app: heat\n    ranks: [1]\n", "'name'");
   expect_spec_error("name: x\n", "missing required key 'runs'");
   expect_spec_error("name: x\nruns: [\n", "not valid YAML");
+  const char *runs = "name: x\nruns:\n  - app: heat\n    ranks: [1]\n";
+  char text[256];
+  snprintf(text, sizeof text, "%splots:\n  reference: [{variant: mpi}]\n", runs);
+  expect_spec_error(text, "missing required key 'backend'");
+  snprintf(text, sizeof text, "%splots:\n  reference: [{variant: mpi, backend: serial}, {variant: a, backed: omp}]\n", runs);
+  expect_spec_error(text, "unknown key 'backed'");
+  snprintf(text, sizeof text, "%splots:\n  reference: []\n", runs);
+  expect_spec_error(text, "'reference' is an empty list");
+  snprintf(text, sizeof text, "%splots:\n  reference: mpi/serial\n", runs);
+  expect_spec_error(text, "'reference' must be a list of mappings");
 }
 
 static void error_names_the_line(void **state) {
@@ -184,6 +209,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parses_a_good_spec),
       cmocka_unit_test(defaults_fill_omitted_lists),
+      cmocka_unit_test(reads_a_list_of_references),
       cmocka_unit_test(rejects_bad_specs),
       cmocka_unit_test(error_names_the_line),
       cmocka_unit_test(expands_the_product_repetition_outermost),

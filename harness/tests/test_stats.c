@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,13 +15,25 @@
 
 #define assert_close(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-12 * fmax(1.0, fabs((double)(b))))
 
-static json_t *record(const char *variant, const char *scaling, long ranks, double fom, int exit_code,
-                      const char *baseline) {
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:{s:s, s:f}, s:f, s:I, s:{s:s}, s:{s:s}}", "app", "heat",
-                   "variant", variant, "backend", "serial", "size", "tiny", "scaling", scaling, "ranks",
+static json_t *app_record(const char *app, const char *variant, const char *backend, const char *scaling,
+                          long ranks, double fom, int exit_code, const char *baseline) {
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:{s:s, s:f}, s:f, s:I, s:{s:s}, s:{s:s}}", "app", app,
+                   "variant", variant, "backend", backend, "size", "tiny", "scaling", scaling, "ranks",
                    (json_int_t)ranks, "threads", (json_int_t)1, "fom", "name", "cell-updates/s", "value", fom,
                    "wall_s", 1.0, "exit_code", (json_int_t)exit_code, "verification", "status", "pass", "baseline",
                    "status", baseline);
+}
+
+static json_t *record(const char *variant, const char *scaling, long ranks, double fom, int exit_code,
+                      const char *baseline) {
+  return app_record("heat", variant, "serial", scaling, ranks, fom, exit_code, baseline);
+}
+
+/* A list of "VARIANT/BACKEND,..." references (freed by the caller). */
+static speedup_refs refs_of(const char *text) {
+  speedup_refs refs = {0};
+  assert_int_equal(speedup_refs_parse(text, &refs), MAPP_OK);
+  return refs;
 }
 
 /* weak: mpi at 1 rank (100, 110, 90) and 2 ranks (180, 160); tasks at 2 ranks (360);
@@ -94,9 +107,12 @@ static void derived_ratios(void **state) {
   assert_close(r.value, 170.0 / (2 * 100.0));
   assert_close(r.low, 160.0 / (2 * 100.0));
   assert_false(stats_weak_efficiency(&t, find(&t, "mpi", "strong", 4), &r));
-  assert_true(stats_speedup(&t, find(&t, "tasks", "weak", 2), "mpi", "serial", &r));
+  speedup_refs mpi = refs_of("mpi/serial"), fork = refs_of("fork/serial");
+  assert_true(stats_speedup(&t, find(&t, "tasks", "weak", 2), &mpi, &r));
   assert_close(r.value, 360.0 / 170.0);
-  assert_false(stats_speedup(&t, find(&t, "tasks", "weak", 2), "fork", "serial", &r));
+  assert_false(stats_speedup(&t, find(&t, "tasks", "weak", 2), &fork, &r));
+  speedup_refs_free(&mpi);
+  speedup_refs_free(&fork);
   assert_true(stats_strong_speedup(&t, find(&t, "mpi", "strong", 4), &r));
   assert_close(r.value, 3.0);
   group_table_free(&t);
@@ -109,7 +125,8 @@ static void plot_series_per_configuration(void **state) {
   group_table t;
   plot_set set;
   assert_int_equal(stats_group(records, &t), MAPP_OK);
-  assert_int_equal(plot_set_build(&t, "heat", PLOT_WEAK_EFFICIENCY, NULL, NULL, &set), MAPP_OK);
+  speedup_refs none = {0};
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_WEAK_EFFICIENCY, &none, &set), MAPP_OK);
   assert_int_equal(set.nseries, 2); /* mpi (1, 2 ranks) and tasks (2 ranks, its own base) */
   assert_string_equal(set.series[0].label, "mpi/serial t=1 tiny");
   assert_int_equal(set.series[0].npoints, 2);
@@ -117,10 +134,10 @@ static void plot_series_per_configuration(void **state) {
   assert_int_equal(set.min_ranks, 1);
   assert_int_equal(set.max_ranks, 2);
   plot_set_free(&set);
-  assert_int_equal(plot_set_build(&t, "heat", PLOT_SPEEDUP, NULL, NULL, &set), MAPP_OK);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_SPEEDUP, &none, &set), MAPP_OK);
   assert_int_equal(set.nseries, 0); /* no reference: nothing to draw */
   plot_set_free(&set);
-  assert_int_equal(plot_set_build(&t, "heat", PLOT_STRONG_SPEEDUP, NULL, NULL, &set), MAPP_OK);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_STRONG_SPEEDUP, &none, &set), MAPP_OK);
   assert_int_equal(set.nseries, 1);
   assert_int_equal(set.series[0].npoints, 2);
   plot_set_free(&set);
@@ -128,10 +145,79 @@ static void plot_series_per_configuration(void **state) {
   json_decref(records);
 }
 
+/* heat has mpi, crm has percrm and batched (serial and omp): with the list
+ * [mpi/serial, percrm/serial] each app takes the first reference it ran,
+ * and a reference present only in another app is never borrowed. */
+static void each_app_takes_its_first_present_reference(void **state) {
+  (void)state;
+  json_t *records = json_array();
+  json_array_append_new(records, app_record("heat", "mpi", "serial", "weak", 1, 100, 0, "pass"));
+  json_array_append_new(records, app_record("heat", "mpi", "serial", "weak", 2, 180, 0, "pass"));
+  json_array_append_new(records, app_record("crm", "percrm", "serial", "weak", 1, 10, 0, "pass"));
+  json_array_append_new(records, app_record("crm", "percrm", "omp", "weak", 1, 15, 0, "pass"));
+  json_array_append_new(records, app_record("crm", "batched", "serial", "weak", 1, 40, 0, "pass"));
+  json_array_append_new(records, app_record("crm", "batched", "omp", "weak", 1, 60, 0, "pass"));
+  group_table t;
+  assert_int_equal(stats_group(records, &t), MAPP_OK);
+  speedup_refs refs = refs_of("mpi/serial,percrm/serial"), crm_first = refs_of("batched/omp,mpi/serial");
+  assert_int_equal(refs.count, 2);
+  assert_string_equal(stats_app_reference(&t, "heat", &refs)->variant, "mpi");
+  const speedup_ref *crm = stats_app_reference(&t, "crm", &refs);
+  assert_string_equal(crm->variant, "percrm");
+  assert_string_equal(crm->backend, "serial");
+  ratio r;
+  for (size_t i = 0; i < t.count; ++i) {
+    const result_group *g = &t.items[i];
+    if (strcmp(g->variant, "batched") == 0 && strcmp(g->backend, "omp") == 0) {
+      assert_true(stats_speedup(&t, g, &refs, &r));
+      assert_close(r.value, 60.0 / 10.0); /* over percrm/serial, not heat's mpi */
+      assert_true(stats_speedup(&t, g, &crm_first, &r));
+      assert_close(r.value, 1.0); /* the list's order decides */
+    }
+  }
+  plot_set set;
+  assert_int_equal(plot_set_build(&t, "crm", PLOT_SPEEDUP, &refs, &set), MAPP_OK);
+  assert_int_equal(set.nseries, 4);
+  assert_string_equal(set.reference->variant, "percrm");
+  plot_set_free(&set);
+  assert_int_equal(plot_set_build(&t, "heat", PLOT_SPEEDUP, &crm_first, &set), MAPP_OK);
+  assert_string_equal(set.reference->variant, "mpi"); /* batched/omp is not heat's */
+  plot_set_free(&set);
+  speedup_refs only_crm = refs_of("percrm/omp");
+  assert_null(stats_app_reference(&t, "heat", &only_crm));
+  assert_false(stats_speedup(&t, find(&t, "mpi", "weak", 2), &only_crm, &r));
+  speedup_refs_free(&only_crm);
+  speedup_refs_free(&crm_first);
+  speedup_refs_free(&refs);
+  group_table_free(&t);
+  json_decref(records);
+}
+
+static void reference_lists_parse(void **state) {
+  (void)state;
+  speedup_refs refs = refs_of("mpi/serial,percrm/omp");
+  assert_int_equal(refs.count, 2);
+  assert_string_equal(refs.items[1].variant, "percrm");
+  assert_string_equal(refs.items[1].backend, "omp");
+  char *text = speedup_refs_format(&refs);
+  assert_string_equal(text, "mpi/serial, percrm/omp");
+  free(text);
+  speedup_refs_free(&refs);
+  const char *bad[] = {"", "mpi", "mpi/", "/serial", "a/b/c", "mpi/serial,", ",mpi/serial", "mpi/serial,,x/y"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    mapp_error_clear();
+    assert_int_equal(speedup_refs_parse(bad[i], &refs), MAPP_ERR_INPUT);
+    assert_non_null(strstr(mapp_error_message(), "VARIANT/BACKEND"));
+    speedup_refs_free(&refs);
+  }
+  mapp_error_clear();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(medians), cmocka_unit_test(efficiency_formula), cmocka_unit_test(groups_take_median_and_spread),
       cmocka_unit_test(derived_ratios), cmocka_unit_test(plot_series_per_configuration),
+      cmocka_unit_test(each_app_takes_its_first_present_reference), cmocka_unit_test(reference_lists_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
