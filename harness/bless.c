@@ -14,6 +14,7 @@
 #include "execute.h"
 #include "fsutil.h"
 #include "h5util.h"
+#include "mapp_h5.h"
 #include "mapp_build_info.h"
 #include "mapp_error.h"
 #include "mapp_record.h"
@@ -72,12 +73,12 @@ static int envelope_fields(hid_t o3, const char *o3_path, const char *o0_path, h
 static int stamp_baseline(hid_t dst, const bless_stamp *stamp) {
   char now[64];
   mapp_utc_now(now, sizeof now);
-  MAPP_TRY(h5_set_attr_string(dst, "tolerance", tolerance_model_name(stamp->tol.model)));
-  MAPP_TRY(h5_set_attr_double(dst, "tolerance_bound", stamp->tol.bound));
-  MAPP_TRY(h5_set_attr_string(dst, "blessed_reason", stamp->reason));
-  MAPP_TRY(h5_set_attr_string(dst, "blessed_date", now));
-  MAPP_TRY(h5_set_attr_string(dst, "blessed_command", stamp->command));
-  return h5_set_attr_string(dst, "blessed_git_revision", mapp_git_revision);
+  MAPP_TRY(mapp_h5_attr_string(dst, "tolerance", tolerance_model_name(stamp->tol.model)));
+  MAPP_TRY(mapp_h5_attr_double(dst, "tolerance_bound", stamp->tol.bound));
+  MAPP_TRY(mapp_h5_attr_string(dst, "blessed_reason", stamp->reason));
+  MAPP_TRY(mapp_h5_attr_string(dst, "blessed_date", now));
+  MAPP_TRY(mapp_h5_attr_string(dst, "blessed_command", stamp->command));
+  return mapp_h5_attr_string(dst, "blessed_git_revision", mapp_git_revision);
 }
 
 /* Written beside the target and renamed over it, so a failed bless never

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "mapp_h5.h"
 #include "mapp_error.h"
 
 static const char *const hint = "re-bless it with mapp bless APP --model envelope";
@@ -50,10 +51,10 @@ static int read_same_shape(hid_t o0, const char *o0_path, hid_t o3, const char *
 static int stamp_field(hid_t dst, const char *name, double envelope, envelope_params p) {
   hid_t dset = H5Dopen2(dst, name, H5P_DEFAULT);
   if (dset < 0) return mapp_fail(MAPP_ERR_SYSTEM, "cannot reopen dataset '%s' of the new baseline", name);
-  int status = h5_set_attr_string(dset, "tolerance", "envelope");
-  if (status == MAPP_OK) status = h5_set_attr_double(dset, "envelope", envelope);
-  if (status == MAPP_OK) status = h5_set_attr_double(dset, "envelope_multiple", p.multiple);
-  if (status == MAPP_OK) status = h5_set_attr_double(dset, "envelope_floor", p.floor);
+  int status = mapp_h5_attr_string(dset, "tolerance", "envelope");
+  if (status == MAPP_OK) status = mapp_h5_attr_double(dset, "envelope", envelope);
+  if (status == MAPP_OK) status = mapp_h5_attr_double(dset, "envelope_multiple", p.multiple);
+  if (status == MAPP_OK) status = mapp_h5_attr_double(dset, "envelope_floor", p.floor);
   H5Dclose(dset);
   return status;
 }

@@ -186,29 +186,6 @@ int h5_get_attr_double(hid_t obj, const char *name, double *out, bool *found) {
   return ok ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "attribute '%s' is not a number", name);
 }
 
-static int write_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value) {
-  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t err = attr < 0 ? -1 : H5Awrite(attr, type, value);
-  if (attr >= 0) H5Aclose(attr);
-  H5Sclose(space);
-  return err < 0 ? mapp_fail(MAPP_ERR_SYSTEM, "writing attribute '%s' failed", name) : MAPP_OK;
-}
-
-int h5_set_attr_string(hid_t obj, const char *name, const char *value) {
-  hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, strlen(value) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
-  int status = write_scalar_attr(obj, name, type, value);
-  H5Tclose(type);
-  return status;
-}
-
-int h5_set_attr_double(hid_t obj, const char *name, double value) {
-  return write_scalar_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
-}
-
 typedef struct {
   hid_t dst;
   const char *prefix;

@@ -43,9 +43,6 @@ void h5_index_format(const h5_shape *shape, size_t flat, char *buf, size_t len);
 int h5_get_attr_string(hid_t obj, const char *name, char **out);
 /* A numeric attribute as double; *found false when absent. */
 int h5_get_attr_double(hid_t obj, const char *name, double *out, bool *found);
-/* Write (replacing an existing attribute of the same name). */
-int h5_set_attr_string(hid_t obj, const char *name, const char *value);
-int h5_set_attr_double(hid_t obj, const char *name, double value);
 /* Copy every attribute of src onto dst, whatever its type and shape, each
  * named prefix + its name ("" keeps the names; "o0_" keeps the -O0 build's
  * provenance beside the -O3 build's in an envelope baseline). */

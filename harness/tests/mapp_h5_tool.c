@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "h5util.h"
+#include "mapp_h5.h"
 #include "mapp_error.h"
 
 static int make(const char *path, const char *name, long rows, long cols) {
@@ -27,7 +28,7 @@ static int make(const char *path, const char *name, long rows, long cols) {
   int status = data && dset >= 0 && H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0
                    ? MAPP_OK
                    : mapp_fail(MAPP_ERR_SYSTEM, "writing %s failed", path);
-  if (status == MAPP_OK) status = h5_set_attr_string(file, "app", "h5-tool");
+  if (status == MAPP_OK) status = mapp_h5_attr_string(file, "app", "h5-tool");
   if (dset >= 0) H5Dclose(dset);
   H5Sclose(space);
   H5Fclose(file);
@@ -59,8 +60,8 @@ static int perturb(const char *path, const char *name, long index, double delta)
 static int set_tolerance(const char *path, const char *model, double bound) {
   hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot open %s", path);
-  int status = h5_set_attr_string(file, "tolerance", model);
-  if (status == MAPP_OK) status = h5_set_attr_double(file, "tolerance_bound", bound);
+  int status = mapp_h5_attr_string(file, "tolerance", model);
+  if (status == MAPP_OK) status = mapp_h5_attr_double(file, "tolerance_bound", bound);
   H5Fclose(file);
   return status;
 }
