@@ -1,9 +1,29 @@
 #include "launch.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "mapp_error.h"
 #include "paths.h"
+
+/* Extra app flags may name files of their own run: "{run}" stands for the
+ * job's path stem (its .h5/.json without the extension), so a sweep entry
+ * can ask for `--nam {run}.nam --gif {run}.gif` and every repetition gets
+ * its own files beside its record. */
+static int push_expanded(strv *argv, const char *arg, const char *stem, size_t stem_len) {
+  const char *mark = strstr(arg, "{run}");
+  if (!mark) return strv_push(argv, arg);
+  return strv_pushf(argv, "%.*s%.*s%s", (int)(mark - arg), arg, (int)stem_len, stem, mark + strlen("{run}"));
+}
+
+static int push_extra_args(strv *argv, const strv *extra, const char *output) {
+  const char *dot = strrchr(output, '.');
+  size_t stem_len = dot ? (size_t)(dot - output) : strlen(output);
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < extra->count; ++i)
+    status = push_expanded(argv, extra->items[i], output, stem_len);
+  return status;
+}
 
 int launch_app_argv(const job *j, const job_files *files, strv *argv) {
   char *exe = paths_app_executable(j->bin_dir, j->app);
@@ -19,7 +39,7 @@ int launch_app_argv(const job *j, const job_files *files, strv *argv) {
   }
   if (status == MAPP_OK) status = strv_push(argv, "--threads");
   if (status == MAPP_OK) status = strv_pushf(argv, "%ld", j->threads);
-  if (status == MAPP_OK && j->extra_args) status = strv_extend(argv, j->extra_args);
+  if (status == MAPP_OK && j->extra_args) status = push_extra_args(argv, j->extra_args, files->output);
   return status;
 }
 

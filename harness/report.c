@@ -3,7 +3,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "mapp_error.h"
@@ -142,6 +144,36 @@ static void write_figures(FILE *f, const char *app, const strv *images) {
   }
 }
 
+/* A path as the report (in dir) links it: relative when it lies under dir. */
+static const char *link_path(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* Files a run made besides its answer (app_data.artifacts: [{kind, path}]),
+ * e.g. heat's snapshot animation: shown inline, one per configuration. */
+static void write_artifacts(FILE *f, const char *app, const json_t *records, const char *dir) {
+  size_t i, k;
+  json_t *rec, *item;
+  bool any = false;
+  json_array_foreach(records, i, rec) {
+    if (!json_is_string(json_object_get(rec, "app")) || strcmp(json_string_value(json_object_get(rec, "app")), app) != 0 ||
+        json_integer_value(json_object_get(rec, "repetition")) > 1)
+      continue;
+    json_array_foreach(json_object_get(json_object_get(rec, "app_data"), "artifacts"), k, item) {
+      const char *kind = json_string_value(json_object_get(item, "kind"));
+      const char *path = json_string_value(json_object_get(item, "path"));
+      if (!kind || !path || access(path, R_OK) != 0) continue;
+      if (!any) fprintf(f, "### Artifacts\n\n");
+      any = true;
+      fprintf(f, "%s of %s/%s n=%lld t=%lld %s:\n\n![%s](%s)\n\n", kind,
+              json_string_value(json_object_get(rec, "variant")), json_string_value(json_object_get(rec, "backend")),
+              json_integer_value(json_object_get(rec, "ranks")), json_integer_value(json_object_get(rec, "threads")),
+              json_string_value(json_object_get(rec, "size")), kind, link_path(path, dir));
+    }
+  }
+}
+
 static void write_app(FILE *f, const group_table *t, const char *app, const speedup_refs *refs, const strv *images) {
   const char *unit = "FOM";
   for (size_t i = 0; i < t->count; ++i)
@@ -179,7 +211,10 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
   write_machine(f, records, ctx->refs);
   const char *apps[64];
   size_t napps = plot_apps(&table, apps, 64);
-  for (size_t i = 0; i < napps; ++i) write_app(f, &table, apps[i], ctx->refs, ctx->images);
+  for (size_t i = 0; i < napps; ++i) {
+    write_app(f, &table, apps[i], ctx->refs, ctx->images);
+    write_artifacts(f, apps[i], records, ctx->dir);
+  }
   fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
