@@ -6,14 +6,18 @@
  * Layout (the seed's managed-contiguous layout): a header, then one
  * subregion per rank, in rank order, each at a page-aligned offset so each
  * rank maps only its own. Rank r's subregion holds all its snapshots one
- * after the other; a snapshot of rank r is its interior rows, row-major,
- * cols wide, so the subregions of one snapshot laid end to end are the
- * whole interior in global row order, whatever the rank count or blocks.
+ * after the other; a snapshot of rank r is its blocks in block order (block
+ * rows top down, each left to right), each block contiguous and row-major:
+ * the seed's `snapshotOffset + B`, so every put has one contiguous target.
+ * A block row of R rows then holds R x cols doubles, and block (i, j) of a
+ * part starts at (its first row) x cols + R x (its first column); the
+ * header's block sizes and each rank's rows give every block's place, so a
+ * reader with any rank count rebuilds the frames.
  *
  * The header holds the grid, block sizes, heat sources (so a reader rebuilds
  * the fixed boundary), rank count, each rank's rows and subregion, the
- * timestep and CRC-32 of every snapshot (of the whole interior in row
- * order, so it checks a frame rebuilt from any decomposition), the number
+ * timestep and CRC-32 of every snapshot (of the ranks' parts as stored,
+ * in rank order: computed per block by the writer, combined), the number
  * of complete snapshots and a CRC-32 of the header itself. That number is
  * written last, after the data and table are synced to the file, so a run
  * that stops early leaves a region that claims nothing it did not write. */
@@ -26,7 +30,7 @@
 #include "heat.h"
 
 #define HEAT_NAM_MAGIC "MAPPNAM1"
-#define HEAT_NAM_VERSION 1
+#define HEAT_NAM_VERSION 2 /* 1: parts row-major, not by block */
 
 /* The file's first bytes, native byte order; then nranks heat_nam_share,
  * then capacity heat_nam_snapshot entries. */
@@ -64,14 +68,23 @@ void heat_nam_free(heat_nam *n);
 /* Timestep t takes a snapshot (false for a NULL region). */
 bool heat_nam_due(const heat_nam *n, long t);
 /* The blocking save of the mpi and forkjoin variants: if t is due, an
- * active-target epoch (MPI_Win_fence) around one MPI_Put per block. */
+ * active-target epoch (MPI_Win_fence) around, per block, its copy-out and
+ * one MPI_Put. */
 int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timers);
 
 /* The pieces of a save, for the task variant, which opens a passive-target
- * epoch (lock), puts each block with a request and closes it (unlock). */
+ * epoch (lock), puts each block with a request and closes it (unlock).
+ * Block b is block (b / nbc, b % nbc) of the rank, as in heat_block_cells. */
 long heat_nam_claim_slot(heat_nam *n, long t); /* the slot snapshot t goes to */
 int heat_nam_lock(heat_nam *n);
-int heat_nam_rput_block(heat_nam *n, heat_domain *d, long slot, long i, long j, MPI_Request *req);
+/* Copy-out: block b of the grid into the staging snapshot, the puts'
+ * origin; after it the grid's block may change. One staging snapshot: the
+ * caller keeps the put of block b of one snapshot before the copy-out of
+ * block b of the next. */
+void heat_nam_stage_block(heat_nam *n, const heat_domain *d, long b);
+/* The staged block b into slot `slot` (one contiguous MPI_Put; with req,
+ * MPI_Rput), its CRC-32 recorded for heat_nam_finish. */
+int heat_nam_put_block(heat_nam *n, long slot, long b, MPI_Request *req);
 int heat_nam_unlock(heat_nam *n);
 
 /* ---- reader (serial, no MPI needed) ---- */

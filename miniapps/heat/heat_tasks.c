@@ -31,6 +31,7 @@ typedef struct {
   heat_nam *nam;
   mapp_tampi *poller;
   char *dep;   /* (nb + 2) x nbc dependence objects */
+  char *staged; /* nb x nbc: block b's place in the NAM staging snapshot */
   char none;   /* read by blocks without a neighbour there; never written */
   char window; /* the NAM window: epoch open/close are inout, puts in */
   long nb, nbc;
@@ -99,9 +100,11 @@ static void block_task(graph *g, long i, long j) {
 }
 
 /* The seed's namSaveMatrix: open the epoch, one put per block, close it.
- * The open and close depend only on the window, not on the blocks, so the
- * next timestep's blocks wait only for their own put's request, i.e. until
- * their data is out of the buffer, never for the whole snapshot. */
+ * The open and close depend only on the window, not on the blocks, and
+ * each block is first copied out to the staging snapshot, so the block's
+ * next update waits only for its copy-out, never for a put or the epoch.
+ * Staged block b is reused by the next snapshot's copy-out (out) only after
+ * this put's request completed (its task's `in` released). */
 static void epoch_task(graph *g, int (*op)(heat_nam *)) {
   char *window = &g->window;
   admit(g);
@@ -113,14 +116,24 @@ static void epoch_task(graph *g, int (*op)(heat_nam *)) {
   }
 }
 
-static void put_task(graph *g, long slot, long i, long j) {
-  char *block = dep_of(g, i + 1, j), *window = &g->window;
+static void copy_out_task(graph *g, long b) {
+  char *block = dep_of(g, b / g->nbc + 1, b % g->nbc), *staged = &g->staged[b];
+  admit(g);
+#pragma omp task depend(in : *block) depend(out : *staged)
+  {
+    heat_nam_stage_block(g->nam, g->d, b);
+    mapp_tampi_done(g->poller);
+  }
+}
+
+static void put_task(graph *g, long slot, long b) {
+  char *staged = &g->staged[b], *window = &g->window;
   omp_event_handle_t done;
   admit(g);
-#pragma omp task depend(in : *block, *window) detach(done)
+#pragma omp task depend(in : *staged, *window) detach(done)
   {
     MPI_Request req = MPI_REQUEST_NULL;
-    int status = heat_nam_rput_block(g->nam, g->d, slot, i, j, &req);
+    int status = heat_nam_put_block(g->nam, slot, b, &req);
     if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
     mapp_tampi_iwait(g->poller, req, done);
   }
@@ -129,8 +142,10 @@ static void put_task(graph *g, long slot, long i, long j) {
 static void snapshot_tasks(graph *g, long t) {
   long slot = heat_nam_claim_slot(g->nam, t);
   epoch_task(g, heat_nam_lock);
-  for (long i = 0; i < g->nb; ++i)
-    for (long j = 0; j < g->nbc; ++j) put_task(g, slot, i, j);
+  for (long b = 0; b < g->nb * g->nbc; ++b) {
+    copy_out_task(g, b);
+    put_task(g, slot, b);
+  }
   epoch_task(g, heat_nam_unlock);
 }
 
@@ -178,6 +193,8 @@ int heat_solve_tasks(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
   MAPP_TRY(mapp_tampi_init(&poller, team));
   graph g = {.d = d, .nam = nam, .poller = &poller, .nb = d->share.blocks.count, .nbc = d->blocking.nbc};
   int status = mapp_calloc((void **)&g.dep, (size_t)(g.nb + 2) * (size_t)g.nbc, 1, "task dependence objects");
+  if (status == MAPP_OK)
+    status = mapp_calloc((void **)&g.staged, (size_t)g.nb * (size_t)g.nbc, 1, "task dependence objects");
   if (status == MAPP_OK) {
     /* Communication and snapshots overlap the computation: all of it is
      * the compute phase. */
@@ -187,6 +204,7 @@ int heat_solve_tasks(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
     status = mapp_tampi_status(&poller);
   }
   free(g.dep);
+  free(g.staged);
   mapp_tampi_destroy(&poller);
   return status;
 }

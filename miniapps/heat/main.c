@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "heat.h"
+#include "heat_animate.h"
 #include "heat_nam.h"
 
 static const char *const prog = "mapp-heat";
@@ -52,6 +53,7 @@ typedef struct {
   heat_source sources[HEAT_MAX_SOURCES];
   long snapshot_every; /* 0: no snapshots */
   const char *nam;     /* the NAM region file */
+  const char *gif;     /* the animation made from it after the run */
 } heat_args;
 
 /* --source ROW,COL,RANGE,TEMPERATURE (repeatable; replaces the defaults). */
@@ -85,6 +87,9 @@ static int parse_args(int argc, char **argv, heat_args *a, bool *done) {
        .help = "save the matrix into the NAM region after every N timesteps (needs --nam)"},
       {.name = "nam", .kind = MAPP_OPT_STRING, .dest = &a->nam, .default_text = "none",
        .help = "NAM region file the snapshots go to (created; read it with mapp-heat-animate)"},
+      {.name = "gif", .kind = MAPP_OPT_STRING, .dest = &a->gif, .default_text = "none",
+       .help = "after the run, write the NAM region as a GIF animation to this file (needs --nam); "
+               "the result record lists it under app_data.artifacts"},
       {.name = "source", .kind = MAPP_OPT_CALLBACK, .dest = a, .parse = parse_source,
        .choices = "ROW,COL,RANGE,TEMP", .default_text = "0,0.5,0.6,100 and 0.75,0,0.4,60",
        .help = "heat source: position (fractions 0..1), radius (fraction), temperature; repeatable"},
@@ -143,6 +148,8 @@ static void fill_record(mapp_record *rec, const heat_args *a, const heat_domain 
 static int check_snapshot_args(const heat_args *a) {
   if (a->snapshot_every && !a->nam) return mapp_fail(MAPP_ERR_INPUT, "--snapshot-every needs --nam PATH");
   if (a->nam && !a->snapshot_every) return mapp_fail(MAPP_ERR_INPUT, "--nam needs --snapshot-every N");
+  if (a->gif && !a->nam)
+    return mapp_fail(MAPP_ERR_INPUT, "--gif needs --nam PATH and --snapshot-every N (the animation is of the snapshots)");
   return MAPP_OK;
 }
 
@@ -150,7 +157,11 @@ static int check_snapshot_args(const heat_args *a) {
  * published (its snapshot count written) only when the solve succeeded. */
 static int solve(const heat_args *a, heat_domain *d, mapp_timers *timers, double *solve_s) {
   heat_nam *nam = NULL;
-  if (a->nam) MAPP_TRY(mapp_agree(d->comm, prog, heat_nam_create(a->nam, d, a->snapshot_every, &nam)));
+  /* Creating the region (allocating and pre-faulting it) is setup. */
+  mapp_timer_start(timers, MAPP_PHASE_SETUP);
+  int created = a->nam ? heat_nam_create(a->nam, d, a->snapshot_every, &nam) : MAPP_OK;
+  mapp_timer_stop(timers, MAPP_PHASE_SETUP);
+  MAPP_TRY(mapp_agree(d->comm, prog, created));
   MPI_Barrier(d->comm);
   double solve_start = mapp_now();
   int status = solver_of(a->common.variant)(d, nam, timers);
@@ -163,6 +174,26 @@ static int solve(const heat_args *a, heat_domain *d, mapp_timers *timers, double
   }
   heat_nam_free(nam);
   return status;
+}
+
+/* --gif: rank 0 animates the region the run published (the same code as
+ * mapp-heat-animate), as I/O of the run. */
+static int write_animation(const heat_args *a, const heat_domain *d, mapp_timers *timers) {
+  if (!a->gif) return MAPP_OK;
+  mapp_timer_start(timers, MAPP_PHASE_IO);
+  heat_animate_options opt = {.gif = a->gif, .delay = HEAT_ANIMATE_DEFAULT_DELAY};
+  int status = d->rank == 0 ? heat_animate_region(a->nam, &opt) : MAPP_OK;
+  mapp_timer_stop(timers, MAPP_PHASE_IO);
+  return mapp_agree(d->comm, prog, status);
+}
+
+/* app_data of the record: the files the run made besides its answer, for
+ * `mapp report` to show; *extra stays NULL when there are none. */
+static int record_artifacts(const heat_args *a, json_t **extra) {
+  *extra = NULL;
+  if (!a->gif) return MAPP_OK;
+  *extra = json_pack("{s:[{s:s, s:s}]}", "artifacts", "kind", "animation", "path", a->gif);
+  return *extra ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's artifacts");
 }
 
 static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, int *verdict) {
@@ -188,6 +219,7 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
   double solve_s = 0.0, solve_max;
   status = solve(a, &d, &timers, &solve_s);
   MPI_Allreduce(&solve_s, &solve_max, 1, MPI_DOUBLE, MPI_MAX, mpi->comm);
+  if (status == MAPP_OK) status = write_animation(a, &d, &timers);
 
   mapp_record rec;
   fill_record(&rec, a, &d, case_name(a, &preset, mpi->nranks, case_buf, sizeof case_buf), threads, solve_max);
@@ -208,8 +240,10 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
   double wall = mapp_now() - start;
   MPI_Allreduce(&wall, &rec.wall_s, 1, MPI_DOUBLE, MPI_MAX, mpi->comm);
   if (mpi->rank == 0) {
-    if (a->common.result) status = mapp_record_write(&rec, a->common.result);
-    if (!a->common.quiet) mapp_record_summary(&rec, stdout);
+    status = record_artifacts(a, &rec.extra);
+    if (status == MAPP_OK && a->common.result) status = mapp_record_write(&rec, a->common.result);
+    if (status == MAPP_OK && !a->common.quiet) mapp_record_summary(&rec, stdout);
+    json_decref(rec.extra);
   }
   *verdict = strcmp(mapp_record_verdict(&rec), "fail") == 0 ? MAPP_ERR_VERIFY : MAPP_OK;
   return mapp_agree(mpi->comm, prog, status);

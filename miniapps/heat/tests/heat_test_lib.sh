@@ -35,3 +35,12 @@ same() {
     failures=$((failures + 1))
   fi
 }
+
+# check_gif FILE FRAMES: FILE is a GIF89a animation of FRAMES frames (each
+# frame of an animated GIF carries a graphic control extension, 21 F9 04).
+check_gif() {
+  [ "$(head -c 6 "$1")" = GIF89a ] || { echo "FAIL: $1 is not a GIF89a file"; exit 1; }
+  local frames
+  frames=$(LC_ALL=C grep -obUaP '\x21\xF9\x04' "$1" | wc -l)
+  [ "$frames" -eq "$2" ] || { echo "FAIL: $1 has $frames frames, expected $2"; exit 1; }
+}
