@@ -48,6 +48,9 @@ static int add_harness_fields(json_t *record, const job *j, const execute_option
   if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_object_set_new(record, "key", json_string(key));
   free(key);
+  char *setting = job_setting(j);
+  json_object_set_new(record, "setting", setting ? json_string(setting) : json_null());
+  free(setting);
   json_object_set_new(record, "sweep", opt->sweep ? json_string(opt->sweep) : json_null());
   json_object_set_new(record, "repetition", j->repetition >= 0 ? json_integer(j->repetition) : json_null());
   json_object_set_new(record, "launch", json_string(launch));

@@ -6,17 +6,37 @@
 #include "fsutil.h"
 #include "mapp_error.h"
 
+char *job_setting(const job *j) {
+  if (j->label) return strdup(j->label);
+  return j->extra_args && j->extra_args->count ? strv_join(j->extra_args, " ") : NULL;
+}
+
+/* FNV-1a: a short, stable name for a setting without a label in file names. */
+static unsigned long setting_hash(const char *text) {
+  unsigned long h = 2166136261u;
+  for (; *text; ++text) h = (h ^ (unsigned char)*text) * 16777619u & 0xffffffffu;
+  return h;
+}
+
 char *job_stem(const job *j) {
-  char rep[32] = "";
+  char rep[32] = "", setting[80] = "";
   if (j->repetition >= 0) snprintf(rep, sizeof rep, "-r%ld", j->repetition);
-  return str_printf("%s-%s-%s-%s-%s-n%ld-t%ld%s", j->app, j->variant, j->backend, j->size, j->scaling,
-                    j->ranks, j->threads, rep);
+  char *text = job_setting(j);
+  if (j->label) snprintf(setting, sizeof setting, "-%s", j->label);
+  else if (text) snprintf(setting, sizeof setting, "-a%08lx", setting_hash(text));
+  free(text);
+  return str_printf("%s-%s-%s-%s-%s-n%ld-t%ld%s%s", j->app, j->variant, j->backend, j->size, j->scaling,
+                    j->ranks, j->threads, setting, rep);
 }
 
 char *job_label(const job *j) {
   bool strong = strcmp(j->scaling, "strong") == 0;
-  return str_printf("%s %s/%s n=%ld t=%ld %s%s", j->app, j->variant, j->backend, j->ranks, j->threads,
-                    j->size, strong ? " strong" : "");
+  char *setting = job_setting(j);
+  char *label = str_printf("%s %s/%s n=%ld t=%ld %s%s%s%s%s", j->app, j->variant, j->backend, j->ranks,
+                           j->threads, j->size, strong ? " strong" : "", setting ? " [" : "",
+                           setting ? setting : "", setting ? "]" : "");
+  free(setting);
+  return label;
 }
 
 static char *key_format(const char *app, const char *variant, const char *backend, long ranks,
@@ -26,8 +46,16 @@ static char *key_format(const char *app, const char *variant, const char *backen
 }
 
 char *job_key(const job *j) {
-  return key_format(j->app, j->variant, j->backend, j->ranks, j->threads, j->size, j->scaling,
-                    j->repetition);
+  char *key = key_format(j->app, j->variant, j->backend, j->ranks, j->threads, j->size, j->scaling,
+                         j->repetition);
+  char *setting = job_setting(j);
+  if (key && setting) {
+    char *longer = str_printf("%s|%s", key, setting);
+    free(key);
+    key = longer;
+  }
+  free(setting);
+  return key;
 }
 
 char *job_key_of_record(const json_t *r) {

@@ -12,6 +12,7 @@ typedef struct {
   long ranks, threads;
   long repetition;        /* -1: a one-off run (mapp run, mapp bless) */
   const strv *extra_args; /* appended to the app's flags (may be NULL) */
+  const char *label;      /* the sweep entry's label (may be NULL) */
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
 } job;
 
@@ -22,6 +23,11 @@ typedef struct {
   char *log;    /* STEM.log: the launcher's and app's stdout and stderr */
 } job_files;
 
+/* What sets a job apart beyond its configuration: its entry's label, else
+ * its extra flags joined by spaces; NULL for neither (malloc'd). Entries of
+ * one sweep that differ only in flags (heat with and without snapshots)
+ * are different jobs, with their own files, keys and report rows. */
+char *job_setting(const job *j);
 /* File-name stem: "heat-mpi-serial-tiny-weak-n4-t1-r0" (no -rK for one-offs). */
 char *job_stem(const job *j);
 /* Progress label: "heat mpi/serial n=4 t=1 tiny" (plus " strong" for strong scaling). */

@@ -28,8 +28,8 @@ static bool point_value(const group_table *t, const result_group *g, plot_kind k
 /* Figures of one scaling mode say so in the title; the others in the label. */
 static char *series_label(const result_group *g, plot_kind kind) {
   bool with_scaling = kind == PLOT_SPEEDUP || kind == PLOT_FOM;
-  return str_printf("%s/%s t=%ld %s%s%s", g->variant, g->backend, g->threads, g->size,
-                    with_scaling ? " " : "", with_scaling ? g->scaling : "");
+  return str_printf("%s/%s t=%ld %s%s%s%s%s", g->variant, g->backend, g->threads, g->size,
+                    with_scaling ? " " : "", with_scaling ? g->scaling : "", g->setting[0] ? " " : "", g->setting);
 }
 
 static int start_series(plot_set *set, const result_group *g, size_t max_points) {

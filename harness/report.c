@@ -127,8 +127,8 @@ static void write_group_row(FILE *f, const group_table *t, const result_group *g
   if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
   else snprintf(verify, sizeof verify, "pass");
   bool base_failed = strcmp(g->baseline, "fail") == 0;
-  fprintf(f, "| %s | %s | %ld | %ld | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | %zu |\n", g->variant,
-          g->backend, g->ranks, g->threads, g->size, g->scaling, fom, spread, eff_text, strong_text, speedup_text,
+  fprintf(f, "| %s%s%s%s | %s | %ld | %ld | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | %zu |\n", g->variant,
+          g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "", g->backend, g->ranks, g->threads, g->size, g->scaling, fom, spread, eff_text, strong_text, speedup_text,
           verify, base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
 }
 

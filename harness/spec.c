@@ -8,7 +8,7 @@
 
 static const char *const top_keys[] = {"name", "description", "repetitions", "runs", "plots", NULL};
 static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads",
-                                       "sizes", "scaling", "args", NULL};
+                                       "sizes", "scaling", "args", "label", NULL};
 static const char *const known_backends = "serial|omp|cuda";
 static const char *const known_sizes = "tiny|small|medium|large";
 
@@ -32,6 +32,16 @@ static int check_choices(const yaml_map *m, const char *key, const strv *items, 
 
 static int default_list(strv *list, const char *value) { return list->count ? MAPP_OK : strv_push(list, value); }
 
+/* Names that become file or folder names (the sweep's name, an entry's
+ * label): one safe path component. */
+static int check_name(const yaml_map *m, const char *key, const char *name) {
+  const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+  if (name[0] == '\0' || name[0] == '.' || strspn(name, allowed) != strlen(name))
+    return yaml_error_at(m, key, "'%s' must be letters, digits, '.', '_' or '-' (it names files), got '%s'",
+                         key, name);
+  return MAPP_OK;
+}
+
 static int parse_run(const yaml_map *m, spec_run *run) {
   MAPP_TRY(yaml_check_keys(m, run_keys));
   MAPP_TRY(yaml_get_string(m, "app", true, &run->app));
@@ -42,6 +52,8 @@ static int parse_run(const yaml_map *m, spec_run *run) {
   MAPP_TRY(yaml_get_strings(m, "sizes", false, &run->sizes));
   MAPP_TRY(yaml_get_string(m, "scaling", false, &run->scaling));
   MAPP_TRY(yaml_get_strings(m, "args", false, &run->args));
+  MAPP_TRY(yaml_get_string(m, "label", false, &run->label));
+  if (run->label) MAPP_TRY(check_name(m, "label", run->label));
   MAPP_TRY(default_list(&run->backends, "serial"));
   MAPP_TRY(default_list(&run->sizes, "tiny"));
   MAPP_TRY(check_choices(m, "backends", &run->backends, known_backends));
@@ -81,19 +93,10 @@ static int parse_plots(const yaml_map *root, sweep_spec *spec) {
   return status;
 }
 
-/* The name becomes a directory: keep it to one safe path component. */
-static int check_name(const yaml_map *root, const char *name) {
-  const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-  if (name[0] == '\0' || name[0] == '.' || strspn(name, allowed) != strlen(name))
-    return yaml_error_at(root, "name", "'name' must be letters, digits, '.', '_' or '-' (it names the "
-                                       "results folder), got '%s'", name);
-  return MAPP_OK;
-}
-
 static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   MAPP_TRY(yaml_check_keys(root, top_keys));
   MAPP_TRY(yaml_get_string(root, "name", true, &spec->name));
-  MAPP_TRY(check_name(root, spec->name));
+  MAPP_TRY(check_name(root, "name", spec->name));
   MAPP_TRY(yaml_get_string(root, "description", false, &spec->description));
   spec->repetitions = 1;
   MAPP_TRY(yaml_get_long(root, "repetitions", false, 1, &spec->repetitions));
@@ -143,6 +146,7 @@ static void spec_run_free(spec_run *run) {
   free(run->ranks);
   free(run->threads);
   free(run->scaling);
+  free(run->label);
 }
 
 void spec_free(sweep_spec *spec) {
@@ -200,7 +204,8 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
             sweep_job item = {
                 .job = {.app = run->app, .variant = variants[v], .backend = run->backends.items[b],
                         .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
-                        .threads = run->threads[t], .repetition = repetition, .extra_args = &run->args},
+                        .threads = run->threads[t], .repetition = repetition, .extra_args = &run->args,
+                        .label = run->label},
                 .combo = app_combo(app, variants[v], run->backends.items[b])};
             MAPP_TRY(push_job(jobs, capacity, &item));
           }

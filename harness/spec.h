@@ -11,7 +11,8 @@
  *       threads: [1]                  # default: [1]
  *       sizes: [tiny]                 # default: [tiny]
  *       scaling: weak                 # weak | strong (default strong)
- *       args: ["--steps", "50"]       # extra app flags (optional)
+ *       args: ["--steps", "50"]       # extra app flags (optional; "{run}" is the run's path stem)
+ *       label: steps50                # optional name of this entry's setting (default: its args)
  *   plots:                            # speedup references, in order of preference:
  *     reference: [{variant: mpi, backend: serial}, {variant: percrm, backend: serial}]
  *                                     # each app uses the first its results contain
@@ -34,6 +35,7 @@ typedef struct {
   long *ranks, *threads;
   size_t nranks, nthreads;
   char *scaling;
+  char *label; /* optional: names what sets this entry apart (file names, report rows) */
 } spec_run;
 
 typedef struct {

@@ -30,15 +30,23 @@ static long integer_field(const json_t *r, const char *key) {
 
 static bool same_text(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
+/* A record's setting (its sweep entry's label or flags); "" for none. */
+static const char *setting_field(const json_t *r) {
+  const char *text = json_string_value(json_object_get(r, "setting"));
+  return text ? text : "";
+}
+
 bool group_same_series(const result_group *a, const result_group *b) {
   return same_text(a->app, b->app) && same_text(a->variant, b->variant) && same_text(a->backend, b->backend) &&
-         same_text(a->size, b->size) && same_text(a->scaling, b->scaling) && a->threads == b->threads;
+         same_text(a->size, b->size) && same_text(a->scaling, b->scaling) && same_text(a->setting, b->setting) &&
+         a->threads == b->threads;
 }
 
 static bool record_matches(const result_group *g, const json_t *r) {
   return same_text(g->app, text_field(r, "app")) && same_text(g->variant, text_field(r, "variant")) &&
          same_text(g->backend, text_field(r, "backend")) && same_text(g->size, text_field(r, "size")) &&
-         same_text(g->scaling, text_field(r, "scaling")) && g->ranks == integer_field(r, "ranks") &&
+         same_text(g->scaling, text_field(r, "scaling")) && same_text(g->setting, setting_field(r)) &&
+         g->ranks == integer_field(r, "ranks") &&
          g->threads == integer_field(r, "threads");
 }
 
@@ -55,7 +63,8 @@ static result_group *find_or_add(group_table *t, size_t *capacity, const json_t 
   result_group *g = &t->items[t->count++];
   *g = (result_group){.app = text_field(r, "app"), .variant = text_field(r, "variant"),
                       .backend = text_field(r, "backend"), .size = text_field(r, "size"),
-                      .scaling = text_field(r, "scaling"), .ranks = integer_field(r, "ranks"),
+                      .scaling = text_field(r, "scaling"), .setting = setting_field(r),
+                      .ranks = integer_field(r, "ranks"),
                       .threads = integer_field(r, "threads"), .baseline = "none", .fom_name = "FOM"};
   return g;
 }
@@ -110,9 +119,9 @@ static void summarise(result_group *g) {
 
 static int compare_groups(const void *pa, const void *pb) {
   const result_group *a = pa, *b = pb;
-  const char *fa[] = {a->app, a->scaling, a->size, a->variant, a->backend};
-  const char *fb[] = {b->app, b->scaling, b->size, b->variant, b->backend};
-  for (int i = 0; i < 5; ++i) {
+  const char *fa[] = {a->app, a->scaling, a->size, a->variant, a->backend, a->setting};
+  const char *fb[] = {b->app, b->scaling, b->size, b->variant, b->backend, b->setting};
+  for (int i = 0; i < 6; ++i) {
     int c = strcmp(fa[i], fb[i]);
     if (c) return c;
   }
@@ -193,7 +202,7 @@ bool stats_speedup(const group_table *t, const result_group *g, const speedup_re
   for (size_t i = 0; i < t->count; ++i) {
     const result_group *c = &t->items[i];
     bool match = c->timed && same_text(c->app, g->app) && same_text(c->size, g->size) &&
-                 same_text(c->scaling, g->scaling) && c->ranks == g->ranks && is_reference(c, want);
+                 same_text(c->scaling, g->scaling) && same_text(c->setting, g->setting) && c->ranks == g->ranks && is_reference(c, want);
     if (match && (!ref || c->threads < ref->threads)) ref = c;
   }
   if (!ref || !(ref->fom_median > 0)) return false;

@@ -13,6 +13,7 @@
 /* The repetitions of one configuration. Strings point into the records. */
 typedef struct {
   const char *app, *variant, *backend, *size, *scaling;
+  const char *setting; /* the sweep entry's label or flags; "" for none */
   long ranks, threads;
   const char *fom_name; /* "cell-updates/s" */
   size_t runs;          /* records of this configuration */
@@ -27,7 +28,7 @@ typedef struct {
 } result_group;
 
 typedef struct {
-  result_group *items; /* sorted by app, scaling, size, variant, backend, threads, ranks */
+  result_group *items; /* sorted by app, scaling, size, variant, backend, setting, threads, ranks */
   size_t count;
 } group_table;
 

@@ -155,10 +155,51 @@ static void corrupt_line_is_an_input_error(void **state) {
   remove_temp(path);
 }
 
+/* Entries of one sweep that differ only in flags or label are other jobs:
+ * their own keys (resume), stems (files) and labels (progress lines). */
+static void flags_and_label_set_jobs_apart(void **state) {
+  (void)state;
+  strv every5 = {0}, every20 = {0};
+  assert_int_equal(strv_push(&every5, "--snapshot-every"), MAPP_OK);
+  assert_int_equal(strv_push(&every5, "5"), MAPP_OK);
+  assert_int_equal(strv_push(&every20, "--snapshot-every"), MAPP_OK);
+  assert_int_equal(strv_push(&every20, "20"), MAPP_OK);
+  job plain = heat_n2, a = heat_n2, b = heat_n2, labelled = heat_n2;
+  a.extra_args = &every5;
+  b.extra_args = &every20;
+  labelled.extra_args = &every20;
+  labelled.label = "snap20";
+  const job *jobs[] = {&plain, &a, &b, &labelled};
+  char *keys[4], *stems[4];
+  for (int i = 0; i < 4; ++i) {
+    keys[i] = job_key(jobs[i]);
+    stems[i] = job_stem(jobs[i]);
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int k = i + 1; k < 4; ++k) {
+      assert_string_not_equal(keys[i], keys[k]);
+      assert_string_not_equal(stems[i], stems[k]);
+    }
+  char *setting = job_setting(&a);
+  assert_string_equal(setting, "--snapshot-every 5");
+  free(setting);
+  assert_null(job_setting(&plain));
+  assert_non_null(strstr(stems[3], "-snap20-r1"));
+  char *label = job_label(&labelled);
+  assert_non_null(strstr(label, "[snap20]"));
+  free(label);
+  for (int i = 0; i < 4; ++i) {
+    free(keys[i]);
+    free(stems[i]);
+  }
+  strv_free(&every5);
+  strv_free(&every20);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(record_key_matches_job_key), cmocka_unit_test(stored_key_wins_over_fields),
-      cmocka_unit_test(keys_differ_in_every_field),
+      cmocka_unit_test(keys_differ_in_every_field), cmocka_unit_test(flags_and_label_set_jobs_apart),
       cmocka_unit_test(record_without_key_fields_has_no_key), cmocka_unit_test(stems_name_the_configuration),
       cmocka_unit_test(appended_records_resume), cmocka_unit_test(torn_last_line_is_dropped),
       cmocka_unit_test(corrupt_line_is_an_input_error),
