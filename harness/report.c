@@ -158,7 +158,7 @@ static void write_artifacts(FILE *f, const char *app, const json_t *records, con
   bool any = false;
   json_array_foreach(records, i, rec) {
     if (!json_is_string(json_object_get(rec, "app")) || strcmp(json_string_value(json_object_get(rec, "app")), app) != 0 ||
-        json_integer_value(json_object_get(rec, "repetition")) > 1)
+        json_integer_value(json_object_get(rec, "repetition")) > 0)
       continue;
     json_array_foreach(json_object_get(json_object_get(rec, "app_data"), "artifacts"), k, item) {
       const char *kind = json_string_value(json_object_get(item, "kind"));
