@@ -16,17 +16,21 @@ char *path_join(const char *dir, const char *name) {
   return str_printf("%s%s%s", dir, dir[len - 1] == '/' ? "" : "/", name);
 }
 
+char *str_vprintf(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  char *out = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (out) vsnprintf(out, (size_t)len + 1, fmt, again);
+  va_end(again);
+  return out;
+}
+
 char *str_printf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int len = vsnprintf(NULL, 0, fmt, ap);
+  char *out = str_vprintf(fmt, ap);
   va_end(ap);
-  char *out = len >= 0 ? malloc((size_t)len + 1) : NULL;
-  if (out) {
-    va_start(ap, fmt);
-    vsnprintf(out, (size_t)len + 1, fmt, ap);
-    va_end(ap);
-  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #ifndef HARNESS_FSUTIL_H
 #define HARNESS_FSUTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 char *path_join(const char *dir, const char *name);
 /* printf into a malloc'd string; NULL when out of memory. */
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *str_vprintf(const char *fmt, va_list ap);
 bool path_exists(const char *path);
 bool path_is_dir(const char *path);
 /* Modification time, or 0 when the path does not exist. */

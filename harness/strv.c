@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "mapp_error.h"
 
 static int strv_reserve(strv *v, size_t wanted) {
@@ -35,14 +36,8 @@ int strv_push(strv *v, const char *s) { return strv_adopt(v, strdup(s)); }
 int strv_pushf(strv *v, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int len = vsnprintf(NULL, 0, fmt, ap);
+  char *text = str_vprintf(fmt, ap);
   va_end(ap);
-  char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-  if (text) {
-    va_start(ap, fmt);
-    vsnprintf(text, (size_t)len + 1, fmt, ap);
-    va_end(ap);
-  }
   return strv_adopt(v, text);
 }
 

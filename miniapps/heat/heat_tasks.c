@@ -54,20 +54,26 @@ static double *halo_cells(graph *g, long row, long j, int *count) {
   return g->d->grid + row * g->d->stride + cols.first;
 }
 
+/* The body of a halo task: start the message of block column j (the
+ * column is the tag) and bind the task's completion to its request. */
+static void start_halo(graph *g, long row, long j, int peer, bool send, omp_event_handle_t done) {
+  int count;
+  double *cells = halo_cells(g, row, j, &count);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int status = send ? mapp_mpi_check(MPI_Isend(cells, count, MPI_DOUBLE, peer, (int)j, g->d->comm, &req),
+                                     "MPI_Isend of a halo")
+                    : mapp_mpi_check(MPI_Irecv(cells, count, MPI_DOUBLE, peer, (int)j, g->d->comm, &req),
+                                     "MPI_Irecv of a halo");
+  if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
+  mapp_tampi_iwait(g->poller, req, done);
+}
+
 static void recv_task(graph *g, long row, int from, long j) {
   char *halo = dep_of(g, row == 0 ? 0 : g->nb + 1, j);
   omp_event_handle_t done;
   admit(g);
 #pragma omp task depend(out : *halo) detach(done)
-  {
-    int count;
-    double *cells = halo_cells(g, row, j, &count);
-    MPI_Request req = MPI_REQUEST_NULL;
-    int status = mapp_mpi_check(MPI_Irecv(cells, count, MPI_DOUBLE, from, (int)j, g->d->comm, &req),
-                                "MPI_Irecv of a halo");
-    if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
-    mapp_tampi_iwait(g->poller, req, done);
-  }
+  start_halo(g, row, j, from, false, done);
 }
 
 static void send_task(graph *g, long row, int to, long j) {
@@ -75,15 +81,7 @@ static void send_task(graph *g, long row, int to, long j) {
   omp_event_handle_t done;
   admit(g);
 #pragma omp task depend(in : *block) detach(done)
-  {
-    int count;
-    double *cells = halo_cells(g, row, j, &count);
-    MPI_Request req = MPI_REQUEST_NULL;
-    int status = mapp_mpi_check(MPI_Isend(cells, count, MPI_DOUBLE, to, (int)j, g->d->comm, &req),
-                                "MPI_Isend of a halo");
-    if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
-    mapp_tampi_iwait(g->poller, req, done);
-  }
+  start_halo(g, row, j, to, true, done);
 }
 
 /* Block (i, j): up and down are the halo objects at the rank's edges. */
