@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config git
           openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
           libbenchmark-dev gnuplot-nox libjansson-dev libfyaml-dev libcmocka-dev
-          libfftw3-dev zlib1g-dev)
+          libfftw3-dev zlib1g-dev
+          slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

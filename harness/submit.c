@@ -130,11 +130,16 @@ static int batch_script(const submit_context *ctx, const job *j, const char *ste
   return status;
 }
 
+/* What collect needs to name the job's files and keys again: its
+ * configuration and what sets it apart (the entry's label and args). */
 static json_t *job_entry(const job *j, const char *stem, const char *script_path, json_t *launches) {
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:n}", "stem", stem, "app", j->app,
-                   "variant", j->variant, "backend", j->backend, "size", j->size, "scaling", j->scaling, "ranks",
-                   (json_int_t)j->ranks, "threads", (json_int_t)j->threads, "script", script_path, "launches",
-                   launches, "job_id");
+  json_t *args = json_array();
+  for (size_t i = 0; j->extra_args && i < j->extra_args->count; ++i)
+    json_array_append_new(args, json_string(j->extra_args->items[i]));
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s?, s:o, s:s, s:o, s:n}", "stem", stem, "app",
+                   j->app, "variant", j->variant, "backend", j->backend, "size", j->size, "scaling", j->scaling,
+                   "ranks", (json_int_t)j->ranks, "threads", (json_int_t)j->threads, "label", j->label, "args",
+                   args, "script", script_path, "launches", launches, "job_id");
 }
 
 /* sbatch --parsable prints "ID" or "ID;CLUSTER". */
@@ -173,8 +178,9 @@ static int write_jobs_file(const submit_context *ctx, json_t *entries) {
 
 /* Prints (dry run) or writes and submits the script of one configuration. */
 static int submit_one(const submit_context *ctx, const job *j, bool dry_run, json_t *entries) {
-  char *stem = job_stem(&(job){.app = j->app, .variant = j->variant, .backend = j->backend, .size = j->size,
-                               .scaling = j->scaling, .ranks = j->ranks, .threads = j->threads, .repetition = -1});
+  job configuration = *j; /* all repetitions: the stem without -rK, with the entry's label or args */
+  configuration.repetition = -1;
+  char *stem = job_stem(&configuration);
   char *script_path = stem ? str_printf("%s/%s.sbatch", ctx->paths->jobs_dir, stem) : NULL;
   json_t *launches = json_array();
   char *script = NULL, *job_id = NULL;
@@ -269,6 +275,37 @@ typedef struct {
   size_t collected, failed, pending, already;
 } collect_tally;
 
+/* Slurm's state of a job, when the job has ended ("COMPLETED", "CANCELLED",
+ * "TIMEOUT", ...); NULL while it may still run, or when Slurm cannot say (no
+ * squeue here, a controller that does not answer, a job already purged from
+ * its memory): such repetitions stay pending. */
+static char *ended_job_state(const char *job_id) {
+  static const char *const ended[] = {"COMPLETED", "FAILED",   "CANCELLED", "TIMEOUT",   "NODE_FAIL",
+                                      "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED", NULL};
+  if (!job_id || !*job_id) return NULL;
+  strv argv = {0};
+  char *text = NULL, *state = NULL;
+  proc_outcome outcome;
+  int status = strv_push(&argv, "squeue");
+  if (status == MAPP_OK) status = strv_push(&argv, "-h");
+  if (status == MAPP_OK) status = strv_push(&argv, "-t");
+  if (status == MAPP_OK) status = strv_push(&argv, "all");
+  if (status == MAPP_OK) status = strv_push(&argv, "-o");
+  if (status == MAPP_OK) status = strv_push(&argv, "%T");
+  if (status == MAPP_OK) status = strv_pushf(&argv, "--jobs=%s", job_id);
+  proc_request req = {.argv = &argv, .log_path = "/dev/null"};
+  if (status == MAPP_OK) status = proc_capture(&req, &text, &outcome);
+  if (status == MAPP_OK && outcome.exit_code == 0) {
+    text[strcspn(text, " \n")] = '\0';
+    for (size_t i = 0; ended[i] && !state; ++i)
+      if (strcmp(text, ended[i]) == 0) state = strdup(ended[i]);
+  }
+  mapp_error_clear();
+  free(text);
+  strv_free(&argv);
+  return state;
+}
+
 /* "EXIT_CODE ELAPSED" written by mapp_run; false while the repetition has not ended. */
 static bool read_status_file(const char *path, proc_outcome *out) {
   char *text = NULL;
@@ -282,12 +319,18 @@ static bool read_status_file(const char *path, proc_outcome *out) {
 }
 
 /* Judges a repetition that has ended and appends its record. */
+/* scheduler_state: the state of a job that ended without this repetition's
+ * status (cancelled, out of time, ...; proc->exit_code is then -1), recorded
+ * as a failure; else NULL. */
 static int collect_finished(const json_t *entry, const job *j, const job_files *files, const proc_outcome *proc,
-                            const char *sweep, const char *results_file, collect_tally *tally) {
+                            const char *scheduler_state, const char *sweep, const char *results_file,
+                            collect_tally *tally) {
   const char *launch = json_string_value(json_array_get(json_object_get(entry, "launches"), (size_t)j->repetition));
   execute_options opt = {.sweep = sweep, .check_baseline = true, .keep_output = false};
   job_result res;
   int status = job_judge(j, files, launch ? launch : "", proc, &opt, &res);
+  if (status == MAPP_OK && scheduler_state)
+    json_object_set_new(res.record, "scheduler_state", json_string(scheduler_state));
   if (status == MAPP_OK) status = results_append(results_file, res.record);
   if (status == MAPP_OK) {
     ++tally->collected;
@@ -297,19 +340,37 @@ static int collect_finished(const json_t *entry, const job *j, const job_files *
   return status;
 }
 
+/* A repetition without a status file is pending while its job may still run
+ * it; once Slurm says the job has ended (the status read again after asking,
+ * as the job may just have written it), it is a failure of the job's state.
+ * *job_state caches Slurm's answer for the job's other repetitions. */
 static int collect_repetition(const json_t *entry, const job *j, const char *runs_dir, const char *sweep,
-                              const char *results_file, const json_t *done, collect_tally *tally) {
+                              const char *results_file, const json_t *done, char **job_state, bool *asked,
+                              collect_tally *tally) {
   char *key = job_key(j), *stem = job_stem(j);
   char *status_path = stem ? str_printf("%s/%s.status", runs_dir, stem) : NULL;
   job_files files = {0};
   proc_outcome proc;
+  const char *ended_state = NULL;
   int status = key && status_path ? job_files_make(runs_dir, j, &files) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  bool finished = status == MAPP_OK && !json_object_get(done, key) && read_status_file(status_path, &proc);
+  if (status == MAPP_OK && !json_object_get(done, key) && !finished) {
+    if (!*asked) *job_state = ended_job_state(json_string_value(json_object_get(entry, "job_id")));
+    *asked = true;
+    finished = *job_state && read_status_file(status_path, &proc);
+    if (*job_state && !finished) {
+      ended_state = *job_state;
+      proc = (proc_outcome){.exit_code = -1, .elapsed_s = 0.0};
+      fprintf(stderr, "%s: job %s ended %s without running it to the end: recorded as failed\n", stem,
+              json_string_value(json_object_get(entry, "job_id")), ended_state);
+    }
+  }
   if (status == MAPP_OK && json_object_get(done, key))
     ++tally->already;
-  else if (status == MAPP_OK && !read_status_file(status_path, &proc))
+  else if (status == MAPP_OK && !finished && !ended_state)
     ++tally->pending;
   else if (status == MAPP_OK)
-    status = collect_finished(entry, j, &files, &proc, sweep, results_file, tally);
+    status = collect_finished(entry, j, &files, &proc, ended_state, sweep, results_file, tally);
   job_files_free(&files);
   free(status_path);
   free(stem);
@@ -331,8 +392,24 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
              .threads = (long)json_integer_value(json_object_get(e, "threads"))};
     if (!runs_dir || !j.app || !j.variant || !j.backend || !j.size || !j.scaling)
       return mapp_fail(MAPP_ERR_INPUT, "jobs.json: job %zu is incomplete", i);
-    for (j.repetition = 0; j.repetition < reps; ++j.repetition)
-      MAPP_TRY(collect_repetition(e, &j, runs_dir, sweep, results_file, done, tally));
+    j.label = json_string_value(json_object_get(e, "label"));
+    strv args = {0};
+    size_t k;
+    const json_t *arg;
+    int status = MAPP_OK;
+    json_array_foreach(json_object_get(e, "args"), k, arg) {
+      if (status == MAPP_OK && !json_is_string(arg))
+        status = mapp_fail(MAPP_ERR_INPUT, "jobs.json: job %zu: args must be strings", i);
+      if (status == MAPP_OK) status = strv_push(&args, json_string_value(arg));
+    }
+    j.extra_args = &args;
+    char *job_state = NULL;
+    bool asked = false;
+    for (j.repetition = 0; status == MAPP_OK && j.repetition < reps; ++j.repetition)
+      status = collect_repetition(e, &j, runs_dir, sweep, results_file, done, &job_state, &asked, tally);
+    free(job_state);
+    strv_free(&args);
+    MAPP_TRY(status);
   }
   return MAPP_OK;
 }

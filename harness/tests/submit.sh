@@ -61,6 +61,12 @@ shift 2
 [ "$1" = --cpu-bind=cores ] && shift
 exec mpirun -np "$n" --oversubscribe "$@"
 SH
+# squeue stand-in: the state in squeue.state, else the controller does not answer
+cat >bin/squeue <<SH
+#!/bin/bash
+[ -f "$SCRATCH/squeue.state" ] || exit 1
+cat "$SCRATCH/squeue.state"
+SH
 cat >bin/module <<'SH'
 #!/bin/bash
 exit 0
@@ -94,4 +100,15 @@ rm results/batch/runs/heat-mpi-serial-tiny-weak-n1-t1-r1.status
 sed -i '/"ranks":1,.*"repetition":1/d' results/batch/results.jsonl
 expect_exit 0 "$MAPP" collect results/batch
 expect_output "1 still pending"
+echo RUNNING >squeue.state
+expect_exit 0 "$MAPP" collect results/batch
+expect_output "1 still pending"
+# the job ended without writing the status: a failure, not pending for ever
+echo TIMEOUT >squeue.state
+expect_exit 1 "$MAPP" collect results/batch
+expect_output "heat-mpi-serial-tiny-weak-n1-t1-r1: job "
+expect_output "ended TIMEOUT without running it to the end"
+expect_output "collected 1 record (1 failed), 0 still pending, 3 collected before"
+grep -q '"ranks":1,.*"repetition":1,.*"exit_code":-1,.*"scheduler_state":"TIMEOUT"' results/batch/results.jsonl ||
+  fail "the timed-out repetition was not recorded with its state"
 echo "submit: ok"
