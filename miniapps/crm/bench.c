@@ -2,7 +2,13 @@
  * on each CPU backend, at the report's small CRMs (32 x 28, where too
  * little work per instance is the problem) and the production size
  * (64 x 50). items_per_second is the figure of merit, CRM column-steps/s;
- * compare variants as ratios from one run. */
+ * compare variants as ratios from one run. triad_fraction models a step as
+ * one read and one write of every array it works on (the pool's high-water
+ * mark) against the STREAM triad measured in this process with all threads:
+ * a floor on the traffic, so a fraction well below 1 means the step is
+ * bound by something other than memory streaming (latency, launch-like
+ * per-loop-nest overheads, the FFT). */
+#include "mapp_stream.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +40,10 @@ static void bm_crm_step(mapp_bench_state *st, void *arg) {
   /* every iteration is one CRM step of the group; the model runs on */
   while (status == MAPP_OK && mapp_bench_keep_running(st)) status = crm_step(&s);
   if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
-  else mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * s.cfg.instances * s.cfg.nx);
+  else {
+    mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * s.cfg.instances * s.cfg.nx);
+    mapp_bench_set_triad_fraction(st, 2.0 * (double)s.pool.high_water);
+  }
   mapp_bench_set_counter(st, "instances", (double)s.cfg.instances, MAPP_BENCH_COUNTER_DEFAULT);
   crm_state_free(&s);
 }
@@ -54,6 +63,7 @@ int main(int argc, char **argv) {
                  mapp_backend_name(backends[b]), v ? "batched" : "percrm");
         status = mapp_bench_register(cases[n].name, bm_crm_step, &cases[n], &opt);
       }
+  if (status == MAPP_OK) status = mapp_stream_register(0);
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   return mapp_report_error("mapp-crm-bench", status);
 }
