@@ -1,5 +1,6 @@
 /* mapp-crm: the command line of the batched-CRM mini-app. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ typedef struct {
   bool sync;
 } crm_args;
 
-static int parse_args(int argc, char **argv, crm_args *a, bool *done) {
+static int parse_args(int argc, char **argv, void *args, bool *done) {
+  crm_args *a = args;
   memset(a, 0, sizeof *a);
   mapp_common_defaults(&a->common, "batched");
   a->instances = -1;
@@ -233,7 +235,8 @@ static int finish(const mapp_mpi *mpi, const crm_args *a, crm_run *run, mapp_rec
   return mapp_agree(mpi->comm, prog, status);
 }
 
-static int run(const mapp_mpi *mpi, const crm_args *a, int argc, char **argv, int *verdict) {
+static int run(const mapp_mpi *mpi, const void *args, int argc, char **argv, int *verdict) {
+  const crm_args *a = args;
   mapp_timers timers;
   mapp_timers_init(&timers);
   double start = mapp_now();
@@ -273,21 +276,8 @@ static int run(const mapp_mpi *mpi, const crm_args *a, int argc, char **argv, in
 }
 
 int main(int argc, char **argv) {
-  mapp_mpi mpi;
-  int status = mapp_mpi_init(&argc, &argv, MPI_THREAD_FUNNELED, &mpi);
   crm_args args;
-  bool help = false;
-  if (status == MAPP_OK) status = parse_args(argc, argv, &args, &help);
-  if (mpi.rank != 0) mapp_error_clear(); /* every rank parsed the same line; rank 0 speaks */
-  status = mapp_agree(mpi.comm, prog, status);
-  int verdict = MAPP_OK;
-  if (status == MAPP_OK && !help) {
-    if (args.common.list) {
-      if (mpi.rank == 0) mapp_print_variants_json("crm", variants, stdout);
-    } else {
-      status = run(&mpi, &args, argc, argv, &verdict);
-    }
-  }
-  MPI_Finalize();
-  return status != MAPP_OK ? status : verdict;
+  const mapp_app app = {.name = "crm", .prog = prog, .variants = variants, .args = &args,
+                        .common_offset = offsetof(crm_args, common), .parse = parse_args, .run = run};
+  return mapp_app_main(&app, argc, argv);
 }

@@ -1,4 +1,5 @@
 /* mapp-heat: the command line of the heat mini-app. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,8 @@ static int parse_source(const char *value, void *dest) {
   return MAPP_OK;
 }
 
-static int parse_args(int argc, char **argv, heat_args *a, bool *done) {
+static int parse_args(int argc, char **argv, void *args, bool *done) {
+  heat_args *a = args;
   memset(a, 0, sizeof *a);
   mapp_common_defaults(&a->common, "mpi");
   const mapp_option opts[] = {
@@ -196,7 +198,8 @@ static int record_artifacts(const heat_args *a, json_t **extra) {
   return *extra ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's artifacts");
 }
 
-static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, int *verdict) {
+static int run(const mapp_mpi *mpi, const void *args, int argc, char **argv, int *verdict) {
+  const heat_args *a = args;
   mapp_timers timers;
   mapp_timers_init(&timers);
   double start = mapp_now();
@@ -250,22 +253,8 @@ static int run(const mapp_mpi *mpi, const heat_args *a, int argc, char **argv, i
 }
 
 int main(int argc, char **argv) {
-  mapp_mpi mpi;
-  int status = mapp_mpi_init(&argc, &argv, required_thread_level(argc, argv), &mpi);
   heat_args args;
-  bool help = false;
-  if (status == MAPP_OK) status = parse_args(argc, argv, &args, &help);
-  /* Every rank parsed the same line; only rank 0 speaks. */
-  if (mpi.rank != 0) mapp_error_clear();
-  status = mapp_agree(mpi.comm, prog, status);
-  int verdict = MAPP_OK;
-  if (status == MAPP_OK && !help) {
-    if (args.common.list) {
-      if (mpi.rank == 0) mapp_print_variants_json("heat", variants, stdout);
-    } else {
-      status = run(&mpi, &args, argc, argv, &verdict);
-    }
-  }
-  MPI_Finalize();
-  return status != MAPP_OK ? status : verdict;
+  const mapp_app app = {.name = "heat", .prog = prog, .variants = variants, .args = &args,
+                        .common_offset = offsetof(heat_args, common), .thread_level = required_thread_level, .parse = parse_args, .run = run};
+  return mapp_app_main(&app, argc, argv);
 }
