@@ -316,9 +316,7 @@ static int split_formats(const char *text, strv *formats) {
 int verb_plot(int argc, char **argv) {
   const char *reference = NULL, *format = "png,svg";
   const mapp_option opts[] = {
-      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "V/B[,V/B...]",
-       .help = "speedup references; each app uses the first its results contain",
-       .default_text = "plots.reference of RESULTS/spec.yaml"},
+      PLOT_REFERENCE_OPTION(&reference),
       {.name = "format", .kind = MAPP_OPT_STRING, .dest = &format, .choices = "png,svg,pdf",
        .help = "image formats, comma separated"},
       MAPP_OPTION_END};

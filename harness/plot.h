@@ -16,4 +16,10 @@ int plot_results(const char *results_file, const char *reference, const strv *fo
 /* plots/index.txt of a results folder (malloc'd): the list plot_results wrote. */
 char *plot_index_path(const char *results_file);
 
+/* The --reference option row that plot and report share. */
+#define PLOT_REFERENCE_OPTION(D)                                                                   \
+  {.name = "reference", .kind = MAPP_OPT_STRING, .dest = (D), .choices = "V/B[,V/B...]",           \
+   .help = "speedup references; each app uses the first its results contain",                      \
+   .default_text = "plots.reference of RESULTS/spec.yaml"}
+
 #endif

@@ -294,9 +294,7 @@ static int report(const char *results_arg, const char *reference) {
 int verb_report(int argc, char **argv) {
   const char *reference = NULL;
   const mapp_option opts[] = {
-      {.name = "reference", .kind = MAPP_OPT_STRING, .dest = &reference, .choices = "V/B[,V/B...]",
-       .help = "speedup references; each app uses the first its results contain",
-       .default_text = "plots.reference of RESULTS/spec.yaml"},
+      PLOT_REFERENCE_OPTION(&reference),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl",

@@ -34,15 +34,9 @@ typedef struct {
 
 /* The skew depth must be a compile-time constant for the band to live in
  * registers, hence one function per depth. */
-static void skewed2(double *restrict g, long stride, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, stride, r0, nr, c0, nc, 2);
-}
-static void skewed4(double *restrict g, long stride, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, stride, r0, nr, c0, nc, 4);
-}
-static void skewed8(double *restrict g, long stride, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, stride, r0, nr, c0, nc, 8);
-}
+HEAT_DEFINE_SKEWED_AT(skewed2, 2)
+HEAT_DEFINE_SKEWED_AT(skewed4, 4)
+HEAT_DEFINE_SKEWED_AT(skewed8, 8)
 
 static const heat_variant variants[] = {
     {"heat/rowwise", heat_block_rowwise}, {"heat/skewed2", skewed2}, {"heat/skewed4", skewed4},

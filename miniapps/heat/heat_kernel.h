@@ -141,6 +141,14 @@ static inline __attribute__((always_inline)) void heat_block_skewed_depth(double
  * and its 16 chains spill registers), though slightly faster in cache. */
 #define HEAT_SKEW_DEPTH 8
 
+/* Defines `name`, the skewed kernel at a constant depth (the unrolled,
+ * register-resident code), with heat_block_update's signature, for the
+ * benchmarks and tests that compare depths. */
+#define HEAT_DEFINE_SKEWED_AT(name, depth)                                                         \
+  static void name(double *restrict g, long stride, long r0, long nr, long c0, long nc) {          \
+    heat_block_skewed_depth(g, stride, r0, nr, c0, nc, (depth));                                   \
+  }
+
 static inline void heat_block_skewed(double *restrict g, long stride, long r0, long nr, long c0,
                                      long nc) {
   heat_block_skewed_depth(g, stride, r0, nr, c0, nc, HEAT_SKEW_DEPTH);

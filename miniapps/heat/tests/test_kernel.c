@@ -72,21 +72,11 @@ static void assert_identical(const grid_pair *p, const char *what, long nr, long
 
 /* Constant depths: the unrolled, register-resident code the bench and the
  * app run. */
-static void skewed2(double *restrict g, long s, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, s, r0, nr, c0, nc, 2);
-}
-static void skewed3(double *restrict g, long s, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, s, r0, nr, c0, nc, 3);
-}
-static void skewed4(double *restrict g, long s, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, s, r0, nr, c0, nc, 4);
-}
-static void skewed8(double *restrict g, long s, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, s, r0, nr, c0, nc, 8);
-}
-static void skewed16(double *restrict g, long s, long r0, long nr, long c0, long nc) {
-  heat_block_skewed_depth(g, s, r0, nr, c0, nc, HEAT_SKEW_MAX);
-}
+HEAT_DEFINE_SKEWED_AT(skewed2, 2)
+HEAT_DEFINE_SKEWED_AT(skewed3, 3)
+HEAT_DEFINE_SKEWED_AT(skewed4, 4)
+HEAT_DEFINE_SKEWED_AT(skewed8, 8)
+HEAT_DEFINE_SKEWED_AT(skewed16, HEAT_SKEW_MAX)
 
 static const struct {
   const char *name;
