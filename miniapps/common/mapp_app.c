@@ -1,25 +1,251 @@
-#include <stddef.h>
+/* The driver every mini-app shares (mapp_app.h): parsing, MPI start-up at
+ * the variant's thread level, --list, presets, threads, the hooks in their
+ * phases, the record, the summary, the verdict and the exit code. */
+#include <stdlib.h>
+#include <string.h>
 
 #include "mapp.h"
 
+enum { COMMON_OPTION_ROWS = 10, CHOICES_LEN = 256 };
+
+/* ------------------------------------------------------------ presets */
+
+/* Each preset row starts with its name. */
+static const char *preset_name(mapp_presets presets, size_t i) {
+  return *(const char *const *)((const char *)presets.table + i * presets.stride);
+}
+
+static void preset_choices(mapp_presets presets, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < presets.count; ++i) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? "|" : "", preset_name(presets, i));
+  }
+}
+
+int mapp_preset_find(const char *app, mapp_presets presets, const char *size, const void **out) {
+  for (size_t i = 0; i < presets.count; ++i)
+    if (strcmp(preset_name(presets, i), size) == 0) {
+      *out = (const char *)presets.table + i * presets.stride;
+      return MAPP_OK;
+    }
+  char names[CHOICES_LEN];
+  preset_choices(presets, names, sizeof names);
+  return mapp_fail(MAPP_ERR_INPUT, "%s has no size '%s' (choose one of %s)", app, size, names);
+}
+
+/* ------------------------------------------------------------ parsing */
+
+/* The choices strings of the common flags, derived from the app's tables. */
+typedef struct {
+  char variants[CHOICES_LEN], backends[CHOICES_LEN], sizes[CHOICES_LEN];
+} common_choices;
+
+static void common_rows(mapp_common_args *a, const common_choices *c, mapp_option rows[COMMON_OPTION_ROWS]) {
+  const mapp_option table[COMMON_OPTION_ROWS] = {
+      {.name = "backend", .kind = MAPP_OPT_CHOICE, .dest = &a->backend, .help = "backend to run on",
+       .choices = c->backends},
+      {.name = "variant", .kind = MAPP_OPT_CHOICE, .dest = &a->variant, .help = "implementation variant",
+       .choices = c->variants},
+      {.name = "size", .kind = MAPP_OPT_CHOICE, .dest = &a->size, .help = "problem size preset",
+       .choices = c->sizes},
+      {.name = "scaling", .kind = MAPP_OPT_CHOICE, .dest = &a->scaling,
+       .help = "weak: the size is per rank; strong: the size is global", .choices = "weak|strong"},
+      {.name = "steps", .kind = MAPP_OPT_LONG, .dest = &a->steps, .help = "time steps (0: the size's default)",
+       .min = 0, .max = 1000000000L},
+      {.name = "threads", .kind = MAPP_OPT_LONG, .dest = &a->threads,
+       .help = "OpenMP threads per rank on the omp backend (0: OMP_NUM_THREADS); 1 on the others", .min = 0,
+       .max = 4096},
+      {.name = "output", .kind = MAPP_OPT_STRING, .dest = &a->output,
+       .help = "write the answer fields to this HDF5 file"},
+      {.name = "result", .kind = MAPP_OPT_STRING, .dest = &a->result, .help = "write the JSON result record to this file"},
+      {.name = "list", .kind = MAPP_OPT_FLAG, .dest = &a->list,
+       .help = "print the variants and backends of this build as JSON and exit"},
+      {.name = "quiet", .kind = MAPP_OPT_FLAG, .dest = &a->quiet, .help = "do not print the summary line"},
+  };
+  memcpy(rows, table, sizeof table);
+}
+
+static size_t count_options(const mapp_option *opts) {
+  size_t n = 0;
+  while (opts && opts[n].kind != MAPP_OPT_END) ++n;
+  return n;
+}
+
+/* Common flags then the app's, parsed on every rank before MPI starts (the
+ * variant decides the thread level); a failure is recorded, not printed. */
+static int parse_line(const mapp_app *app, mapp_run *run, const char *prog, int argc, char **argv, bool *help) {
+  common_choices choices;
+  mapp_variant_choices(app->variants, choices.variants, sizeof choices.variants);
+  mapp_backend_choices(mapp_variant_backends(app->variants), choices.backends, sizeof choices.backends);
+  preset_choices(app->presets, choices.sizes, sizeof choices.sizes);
+  run->common = (mapp_common_args){.backend = mapp_backend_name(MAPP_BACKEND_SERIAL),
+                                   .variant = app->default_variant ? app->default_variant : app->variants[0].name,
+                                   .size = "tiny", .scaling = "strong"};
+  /* The first variant's first backend is the default when it has no serial. */
+  for (int b = 0; b < MAPP_BACKEND_COUNT && !(app->variants[0].backends & MAPP_BACKEND_BIT(SERIAL)); ++b)
+    if (app->variants[0].backends & (1u << b)) {
+      run->common.backend = mapp_backend_name((mapp_backend)b);
+      break;
+    }
+  size_t napp = count_options(app->options);
+  mapp_option *opts = calloc(COMMON_OPTION_ROWS + napp + 1, sizeof *opts);
+  if (!opts) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory parsing arguments");
+  common_rows(&run->common, &choices, opts);
+  if (napp) memcpy(opts + COMMON_OPTION_ROWS, app->options, napp * sizeof *opts);
+  opts[COMMON_OPTION_ROWS + napp] = (mapp_option)MAPP_OPTION_END;
+  mapp_cli_result cli;
+  int status = mapp_cli_parse(prog, app->summary, opts, false, argc, argv, &cli);
+  *help = cli.help_shown;
+  mapp_cli_free(&cli);
+  free(opts);
+  return status;
+}
+
+static int required_thread_level(const mapp_app *app, const mapp_run *run) {
+  const mapp_variant_info *v = mapp_variant_find(app->variants, run->common.variant);
+  return v && v->mpi_threads == MAPP_MPI_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+}
+
+/* ------------------------------------------------------------ the run */
+
+void mapp_run_dim(mapp_run *run, const char *name, long global, long per_rank) {
+  if (run->rec.ndims < MAPP_RECORD_MAX_DIMS) run->rec.dims[run->rec.ndims++] = (mapp_dim){name, global, per_rank};
+}
+
+void mapp_run_check(mapp_run *run, const char *name, bool passed, double value, double bound) {
+  if (run->rec.nchecks < MAPP_RECORD_MAX_CHECKS)
+    run->rec.checks[run->rec.nchecks++] = (mapp_check){name, passed ? 1 : 0, value, bound};
+}
+
+long mapp_run_scaled(const mapp_run *run, long per_rank) {
+  return strcmp(run->common.scaling, "weak") == 0 ? per_rank * run->mpi.nranks : per_rank;
+}
+
+/* The baseline case this run answers: the preset's name, "-weakN" under
+ * weak scaling on N > 1 ranks, or none for a custom problem. */
+static const char *case_name(mapp_run *run) {
+  if (run->custom_case) return NULL;
+  if (strcmp(run->common.scaling, "weak") == 0 && run->mpi.nranks > 1) {
+    snprintf(run->case_buf, sizeof run->case_buf, "%s-weak%d", run->common.size, run->mpi.nranks);
+    return run->case_buf;
+  }
+  return run->common.size;
+}
+
+/* What the record says of every run, before the app describes its own. */
+static void record_common(mapp_run *run, const char *app_name) {
+  mapp_record *rec = &run->rec;
+  rec->app = app_name;
+  rec->variant = run->common.variant;
+  rec->backend = run->common.backend;
+  rec->size = run->custom_size ? "custom" : run->common.size;
+  rec->scaling = run->common.scaling;
+  rec->case_name = case_name(run);
+  rec->ranks = run->mpi.nranks;
+  rec->threads = run->threads;
+  rec->gpus = run->backend == MAPP_BACKEND_CUDA;
+  rec->fom_name = run->app->fom_name;
+  rec->bytes_moved = -1.0;
+  rec->output = run->common.output;
+  rec->argc = run->argc;
+  rec->argv = run->argv;
+}
+
+/* Resolve the variant, backend, threads and preset, then the app's setup. */
+static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void **state) {
+  mapp_timer_start(&run->timers, MAPP_PHASE_SETUP);
+  int status = mapp_select_backend(app->name, app->variants, run->common.variant, run->common.backend,
+                                   &run->variant, &run->backend);
+  /* Before setup: libraries plan for the thread count in force (FFTW). */
+  if (status == MAPP_OK) run->threads = mapp_set_threads(run->backend == MAPP_BACKEND_OMP ? run->common.threads : 1);
+  if (status == MAPP_OK) status = mapp_preset_find(app->name, app->presets, run->common.size, &run->preset);
+  if (status == MAPP_OK) status = app->setup(run, state);
+  mapp_timer_stop(&run->timers, MAPP_PHASE_SETUP);
+  return mapp_agree(run->mpi.comm, prog, status);
+}
+
+static int run_compute(const mapp_app *app, mapp_run *run, const char *prog, void *state) {
+  MPI_Barrier(run->mpi.comm);
+  mapp_timers before = run->timers;
+  double start = mapp_now();
+  int status = app->compute(run, state);
+  double elapsed = mapp_now() - start;
+  /* A hook that splits its time into phases (compute, communication, I/O)
+   * keeps its split; otherwise all of it was computation. */
+  if (memcmp(before.total, run->timers.total, sizeof before.total) == 0)
+    run->timers.total[MAPP_PHASE_COMPUTE] += elapsed;
+  MAPP_MPI(MPI_Allreduce(&elapsed, &run->compute_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  return mapp_agree(run->mpi.comm, prog, status);
+}
+
+static int run_output(const mapp_app *app, mapp_run *run, const char *prog, void *state) {
+  if (!run->common.output || !app->write) return MAPP_OK;
+  mapp_timer_start(&run->timers, MAPP_PHASE_IO);
+  int status = app->write(run, state, run->common.output);
+  mapp_timer_stop(&run->timers, MAPP_PHASE_IO);
+  return mapp_agree(run->mpi.comm, prog, status);
+}
+
+/* The record to --result and the summary line, on rank 0. */
+static int run_report(mapp_run *run, const char *prog, double start) {
+  MAPP_TRY(mapp_timers_reduce(&run->timers, run->mpi.comm, run->rec.phases));
+  double wall = mapp_now() - start;
+  MAPP_MPI(MPI_Allreduce(&wall, &run->rec.wall_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  int status = MAPP_OK;
+  if (run->mpi.rank == 0) {
+    if (run->common.result) status = mapp_record_write(&run->rec, run->common.result);
+    if (status == MAPP_OK && !run->common.quiet) mapp_record_summary(&run->rec, stdout);
+  }
+  return mapp_agree(run->mpi.comm, prog, status);
+}
+
+/* The hooks in their phases; *verdict is 1 when a verification failed. */
+static int run_app(const mapp_app *app, mapp_run *run, const char *prog, int *verdict) {
+  double start = mapp_now();
+  mapp_timers_init(&run->timers);
+  void *state = NULL;
+  int status = run_setup(app, run, prog, &state);
+  if (status == MAPP_OK) status = run_compute(app, run, prog, state);
+  if (status == MAPP_OK) {
+    record_common(run, app->name);
+    status = mapp_agree(run->mpi.comm, prog, app->verify ? app->verify(run, state) : MAPP_OK);
+  }
+  if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, prog, app->describe ? app->describe(run, state) : MAPP_OK);
+  if (status == MAPP_OK) status = run_output(app, run, prog, state);
+  if (app->destroy) app->destroy(state);
+  if (status == MAPP_OK) status = run_report(run, prog, start);
+  json_decref(run->rec.extra);
+  run->rec.extra = NULL;
+  *verdict = status == MAPP_OK && strcmp(mapp_record_verdict(&run->rec), "fail") == 0 ? MAPP_ERR_VERIFY : MAPP_OK;
+  return status;
+}
+
 int mapp_app_main(const mapp_app *app, int argc, char **argv) {
-  mapp_mpi mpi;
-  int level = app->thread_level ? app->thread_level(argc, argv) : MPI_THREAD_FUNNELED;
-  int status = mapp_mpi_init(&argc, &argv, level, &mpi);
+  char prog[64];
+  snprintf(prog, sizeof prog, "mapp-%s", app->name);
+  mapp_run *run = calloc(1, sizeof *run);
+  if (!run) return mapp_report_error(prog, mapp_fail(MAPP_ERR_SYSTEM, "out of memory starting %s", prog));
+  run->app = app;
+  run->argc = argc;
+  run->argv = argv;
   bool help = false;
-  if (status == MAPP_OK) status = app->parse(argc, argv, app->args, &help);
+  int status = parse_line(app, run, prog, argc, argv, &help);
+  int level = status == MAPP_OK ? required_thread_level(app, run) : MPI_THREAD_FUNNELED;
+  int started = mapp_mpi_init(&argc, &argv, level, &run->mpi);
+  if (status == MAPP_OK) status = started;
   /* Every rank parsed the same line: only rank 0 reports it. */
-  if (mpi.rank != 0) mapp_error_clear();
-  status = mapp_agree(mpi.comm, app->prog, status);
-  const mapp_common_args *common = (const mapp_common_args *)((const char *)app->args + app->common_offset);
+  if (run->mpi.rank != 0) mapp_error_clear();
+  status = mapp_agree(run->mpi.comm, prog, status);
   int verdict = MAPP_OK;
   if (status == MAPP_OK && !help) {
-    if (common->list) {
-      if (mpi.rank == 0) mapp_print_variants_json(app->name, app->variants, stdout);
+    if (run->common.list) {
+      if (run->mpi.rank == 0) mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, stdout);
     } else {
-      status = app->run(&mpi, app->args, argc, argv, &verdict);
+      status = run_app(app, run, prog, &verdict);
     }
   }
   MPI_Finalize();
+  free(run);
   return status != MAPP_OK ? status : verdict;
 }

@@ -4,15 +4,21 @@
 
 #include "mapp_error.h"
 
-static const char *backend_names[MAPP_BACKEND_COUNT] = {"serial", "omp", "cuda"};
+static const char *const backend_names[MAPP_BACKEND_COUNT] = {
+#define MAPP_BACKEND_NAME_(id, name) name,
+    MAPP_BACKEND_LIST(MAPP_BACKEND_NAME_)
+#undef MAPP_BACKEND_NAME_
+};
 
 const char *mapp_backend_name(mapp_backend b) { return b < MAPP_BACKEND_COUNT ? backend_names[b] : "unknown"; }
+
+bool mapp_backend_is_cpu(mapp_backend b) { return b != MAPP_BACKEND_CUDA; }
 
 bool mapp_backend_built(mapp_backend b) {
 #ifdef MAPP_HAVE_CUDA
   return b < MAPP_BACKEND_COUNT;
 #else
-  return b == MAPP_BACKEND_SERIAL || b == MAPP_BACKEND_OMP;
+  return b < MAPP_BACKEND_COUNT && b != MAPP_BACKEND_CUDA;
 #endif
 }
 
@@ -20,40 +26,74 @@ bool mapp_backend_built(mapp_backend b) {
 int mapp_cuda_device_count(void) { return 0; }
 #endif
 
+/* Appends word to the "a|b" list in buf (truncating, never overflowing). */
+static void append_choice(char *buf, size_t len, const char *word) {
+  size_t used = strlen(buf);
+  if (used + 1 >= len) return;
+  snprintf(buf + used, len - used, "%s%s", used ? "|" : "", word);
+}
+
+void mapp_backend_choices(unsigned mask, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int b = 0; b < MAPP_BACKEND_COUNT; ++b)
+    if (mask & (1u << b)) append_choice(buf, len, backend_names[b]);
+}
+
+const mapp_variant_info *mapp_variant_find(const mapp_variant_info *table, const char *name) {
+  for (const mapp_variant_info *v = table; v->name; ++v)
+    if (strcmp(v->name, name) == 0) return v;
+  return NULL;
+}
+
+unsigned mapp_variant_backends(const mapp_variant_info *table) {
+  unsigned mask = 0;
+  for (const mapp_variant_info *v = table; v->name; ++v) mask |= v->backends;
+  return mask;
+}
+
+void mapp_variant_choices(const mapp_variant_info *table, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (const mapp_variant_info *v = table; v->name; ++v) append_choice(buf, len, v->name);
+}
+
 static int parse_backend(const char *name, mapp_backend *out) {
   for (int b = 0; b < MAPP_BACKEND_COUNT; ++b)
     if (strcmp(name, backend_names[b]) == 0) {
       *out = (mapp_backend)b;
       return MAPP_OK;
     }
-  return mapp_fail(MAPP_ERR_INPUT, "unknown backend '%s' (known: serial, omp, cuda)", name);
+  char known[64];
+  mapp_backend_choices(~0u, known, sizeof known);
+  return mapp_fail(MAPP_ERR_INPUT, "unknown backend '%s' (known: %s)", name, known);
 }
 
 int mapp_select_backend(const char *app, const mapp_variant_info *table, const char *variant,
-                        const char *backend, mapp_backend *out) {
-  const mapp_variant_info *v = table;
-  while (v->name && strcmp(v->name, variant) != 0) ++v;
-  if (!v->name) return mapp_fail(MAPP_ERR_INPUT, "%s has no variant '%s'", app, variant);
+                        const char *backend, const mapp_variant_info **row, mapp_backend *out) {
+  const mapp_variant_info *v = mapp_variant_find(table, variant);
+  if (!v) return mapp_fail(MAPP_ERR_INPUT, "%s has no variant '%s'", app, variant);
   MAPP_TRY(parse_backend(backend, out));
-  if (!(v->backends & MAPP_BACKEND_BIT(*out)))
+  if (!(v->backends & (1u << *out)))
     return mapp_fail(MAPP_ERR_INPUT, "%s variant '%s' has no '%s' backend", app, variant, backend);
   if (!mapp_backend_built(*out))
     return mapp_fail(MAPP_ERR_INPUT, "backend '%s' is not built in this build (configure with nvcc on PATH)", backend);
   if (*out == MAPP_BACKEND_CUDA && mapp_cuda_device_count() == 0)
     return mapp_fail(MAPP_ERR_INPUT, "backend 'cuda': no CUDA device on this machine");
+  *row = v;
   return MAPP_OK;
 }
 
-void mapp_print_variants_json(const char *app, const mapp_variant_info *table, FILE *out) {
-  fprintf(out, "{\"app\":\"%s\",\"variants\":[", app);
+void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise, FILE *out) {
+  fprintf(out, "{\"app\":\"%s\",\"bitwise_variants\":%s,\"variants\":[", app, bitwise ? "true" : "false");
   for (const mapp_variant_info *v = table; v->name; ++v) {
-    fprintf(out, "%s{\"name\":\"%s\",\"description\":\"%s\",\"backends\":[", v == table ? "" : ",",
-            v->name, v->description ? v->description : "");
+    fprintf(out, "%s{\"name\":\"%s\",\"description\":\"%s\",\"mpi_threads\":\"%s\",\"backends\":[",
+            v == table ? "" : ",", v->name, v->description ? v->description : "",
+            v->mpi_threads == MAPP_MPI_MULTIPLE ? "multiple" : "funneled");
     bool first = true;
     for (int b = 0; b < MAPP_BACKEND_COUNT; ++b) {
-      if (!(v->backends & MAPP_BACKEND_BIT(b))) continue;
-      fprintf(out, "%s{\"name\":\"%s\",\"built\":%s}", first ? "" : ",", backend_names[b],
-              mapp_backend_built((mapp_backend)b) ? "true" : "false");
+      if (!(v->backends & (1u << b))) continue;
+      fprintf(out, "%s{\"name\":\"%s\",\"built\":%s,\"cpu\":%s}", first ? "" : ",", backend_names[b],
+              mapp_backend_built((mapp_backend)b) ? "true" : "false",
+              mapp_backend_is_cpu((mapp_backend)b) ? "true" : "false");
       first = false;
     }
     fprintf(out, "]}");

@@ -1,39 +1,77 @@
-/* Backends (serial, OpenMP, CUDA) and which ones this build and machine have,
- * and the variant x backend table each app declares. */
+/* Backends (serial, OpenMP, threads, CUDA) and which ones this build and
+ * machine have, and the variant table each app declares. */
 #ifndef MAPP_BACKEND_H
 #define MAPP_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
+/* The one list of backends: the enum, its names, the --backend choices and
+ * every error text derive from MAPP_BACKEND_LIST. */
+#define MAPP_BACKEND_LIST(X)                                                                       \
+  X(SERIAL, "serial")                                                                              \
+  X(OMP, "omp")                                                                                    \
+  X(THREADS, "threads") /* an app's own worker threads (pthreads), e.g. subgraph's */              \
+  X(CUDA, "cuda")
+
 typedef enum {
-  MAPP_BACKEND_SERIAL,
-  MAPP_BACKEND_OMP,
-  MAPP_BACKEND_CUDA,
+#define MAPP_BACKEND_ENUM_(id, name) MAPP_BACKEND_##id,
+  MAPP_BACKEND_LIST(MAPP_BACKEND_ENUM_)
+#undef MAPP_BACKEND_ENUM_
   MAPP_BACKEND_COUNT
 } mapp_backend;
 
-#define MAPP_BACKEND_BIT(b) (1u << (b))
+#define MAPP_BACKEND_BIT(b) (1u << (MAPP_BACKEND_##b))
+#define MAPP_BACKENDS_CPU (MAPP_BACKEND_BIT(SERIAL) | MAPP_BACKEND_BIT(OMP))
 
 const char *mapp_backend_name(mapp_backend b);
 /* Compiled into this build (CUDA needs nvcc at configure time). */
 bool mapp_backend_built(mapp_backend b);
+/* Runs on the host only (no device): what the generic CPU tests cover. */
+bool mapp_backend_is_cpu(mapp_backend b);
 /* Number of usable CUDA devices: 0 when CUDA is not built or no GPU/driver. */
 int mapp_cuda_device_count(void);
+/* The backends of mask as "a|b|c" into buf (for --backend and messages). */
+void mapp_backend_choices(unsigned mask, char *buf, size_t len);
 
-/* One variant of an app and the backends it is written for. */
+/* The MPI thread level a variant needs: MPI is started before the variant
+ * runs, at the highest level any part of it calls MPI from. */
+typedef enum {
+  MAPP_MPI_FUNNELED = 0, /* MPI from the main thread only (the default) */
+  MAPP_MPI_MULTIPLE,     /* MPI from any thread, e.g. tasks that send */
+} mapp_mpi_threads;
+
+/* An app's variant entry point, cast back by the app to its own type. */
+typedef void (*mapp_entry)(void);
+
+/* One row of an app's variant table (terminated by a row with a NULL name).
+ * The table lives in the app's library: --variant, --list, the MPI thread
+ * level, the benchmarks and the tests all read it. */
 typedef struct {
   const char *name;
   unsigned backends; /* MAPP_BACKEND_BIT mask */
   const char *description;
+  mapp_mpi_threads mpi_threads;
+  mapp_entry entry; /* the variant's implementation (an app-typed function) */
+  int kind;         /* or its app-defined tag, where one code takes the variant as a value */
 } mapp_variant_info;
 
-/* Resolve --variant/--backend against an app's table (terminated by a NULL
- * name): unknown names, a variant without that backend, a backend not built
- * and a CUDA backend without a device are input errors with a message. */
+/* The row called name, or NULL. */
+const mapp_variant_info *mapp_variant_find(const mapp_variant_info *table, const char *name);
+/* The union of the table's backends. */
+unsigned mapp_variant_backends(const mapp_variant_info *table);
+/* The variant names as "a|b|c" into buf. */
+void mapp_variant_choices(const mapp_variant_info *table, char *buf, size_t len);
+
+/* Resolve --variant/--backend against an app's table: unknown names, a
+ * variant without that backend, a backend not built and a CUDA backend
+ * without a device are input errors with a message. */
 int mapp_select_backend(const char *app, const mapp_variant_info *table, const char *variant,
-                        const char *backend, mapp_backend *out);
-/* The table as JSON on out (for `mapp list`): what exists and what is built. */
-void mapp_print_variants_json(const char *app, const mapp_variant_info *table, FILE *out);
+                        const char *backend, const mapp_variant_info **row, mapp_backend *out);
+
+/* The table as JSON on out (for `mapp list` and the generic tests): what
+ * exists, what is built, and whether variants agree bit for bit. */
+void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise, FILE *out);
 
 #endif

@@ -19,11 +19,6 @@ bool mapp_choice_valid(const char *choices, const char *choice) {
   return false;
 }
 
-void mapp_common_defaults(mapp_common_args *args, const char *default_variant) {
-  *args = (mapp_common_args){.backend = "serial", .variant = default_variant, .size = "tiny",
-                             .scaling = "strong"};
-}
-
 static const mapp_option *find_option(const mapp_option *opts, const char *name, size_t len) {
   for (const mapp_option *o = opts; o->kind != MAPP_OPT_END; ++o)
     if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;

@@ -53,9 +53,9 @@ bool mapp_choice_valid(const char *choices, const char *choice);
 
 /* Options every mini-app takes (the contract in DESIGN.md). */
 typedef struct {
-  const char *backend;  /* serial|omp|cuda */
+  const char *backend;  /* a name of MAPP_BACKEND_LIST */
   const char *variant;  /* app-specific */
-  const char *size;     /* tiny|small|medium|large */
+  const char *size;     /* a preset of the app (MAPP_SIZE_NAMES and its own) */
   const char *scaling;  /* weak|strong */
   long steps;           /* 0: the size's default */
   long threads;         /* 0: OMP_NUM_THREADS or the runtime default */
@@ -64,31 +64,5 @@ typedef struct {
   bool list;            /* print variants and backends as JSON and exit */
   bool quiet;           /* no summary line on stdout */
 } mapp_common_args;
-
-void mapp_common_defaults(mapp_common_args *args, const char *default_variant);
-
-/* Expands to the option-table rows for mapp_common_args *A with the app's
- * variant choices V (a "a|b|c" string). */
-#define MAPP_COMMON_OPTIONS(A, V)                                                                  \
-  {.name = "backend", .kind = MAPP_OPT_CHOICE, .dest = &(A)->backend,                              \
-   .help = "backend to run on", .choices = "serial|omp|cuda"},                                     \
-  {.name = "variant", .kind = MAPP_OPT_CHOICE, .dest = &(A)->variant,                              \
-   .help = "implementation variant", .choices = (V)},                                              \
-  {.name = "size", .kind = MAPP_OPT_CHOICE, .dest = &(A)->size,                                    \
-   .help = "problem size preset", .choices = "tiny|small|medium|large"},                           \
-  {.name = "scaling", .kind = MAPP_OPT_CHOICE, .dest = &(A)->scaling,                              \
-   .help = "weak: the size is per rank; strong: the size is global", .choices = "weak|strong"},    \
-  {.name = "steps", .kind = MAPP_OPT_LONG, .dest = &(A)->steps,                                    \
-   .help = "time steps (0: the size's default)", .min = 0, .max = 1000000000L},                    \
-  {.name = "threads", .kind = MAPP_OPT_LONG, .dest = &(A)->threads,                                \
-   .help = "OpenMP threads per rank (0: OMP_NUM_THREADS)", .min = 0, .max = 4096},                 \
-  {.name = "output", .kind = MAPP_OPT_STRING, .dest = &(A)->output,                                \
-   .help = "write the answer fields to this HDF5 file"},                                           \
-  {.name = "result", .kind = MAPP_OPT_STRING, .dest = &(A)->result,                                \
-   .help = "write the JSON result record to this file"},                                           \
-  {.name = "list", .kind = MAPP_OPT_FLAG, .dest = &(A)->list,                                      \
-   .help = "print the variants and backends of this build as JSON and exit"},                      \
-  {.name = "quiet", .kind = MAPP_OPT_FLAG, .dest = &(A)->quiet,                                    \
-   .help = "do not print the summary line"}
 
 #endif

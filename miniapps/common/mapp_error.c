@@ -2,14 +2,19 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The first message of a failure; later ones are consequences. Thread-local
  * so task variants can fail on any thread without a race. */
 static _Thread_local char error_message[1024];
+/* Set once the message was printed: agreeing on a status again (a caller
+ * and its callee both agree) does not print it twice. */
+static _Thread_local bool error_reported;
 
 int mapp_fail(int code, const char *fmt, ...) {
   if (error_message[0] == '\0') {
@@ -23,10 +28,14 @@ int mapp_fail(int code, const char *fmt, ...) {
 
 const char *mapp_error_message(void) { return error_message; }
 
-void mapp_error_clear(void) { error_message[0] = '\0'; }
+void mapp_error_clear(void) {
+  error_message[0] = '\0';
+  error_reported = false;
+}
 
 int mapp_report_error(const char *prog, int status) {
-  if (status != MAPP_OK) {
+  if (status != MAPP_OK && !error_reported) {
+    error_reported = true;
     fprintf(stderr, "%s: error: %s\n", prog, error_message[0] ? error_message : "unknown failure");
     fflush(stderr);
   }
@@ -51,19 +60,48 @@ int mapp_mpi_check(int mpi_status, const char *what) {
   return mapp_fail(MAPP_ERR_SYSTEM, "%s failed: %s", what, text);
 }
 
+int mapp_size_mul(size_t a, size_t b, size_t *out, const char *what) {
+  if (b != 0 && a > SIZE_MAX / b) {
+    *out = 0;
+    return mapp_fail(MAPP_ERR_INPUT, "%s: %zu x %zu overflows the address space (more than %zu bytes)", what, a,
+                     b, (size_t)SIZE_MAX);
+  }
+  *out = a * b;
+  return MAPP_OK;
+}
+
+static size_t physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return SIZE_MAX; /* unknown: only malloc can say */
+  return (size_t)pages > SIZE_MAX / (size_t)page ? SIZE_MAX : (size_t)pages * (size_t)page;
+}
+
+int mapp_size_fits_memory(size_t bytes, const char *what) {
+  size_t memory = physical_memory();
+  if (bytes <= memory) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_INPUT, "%s needs %zu bytes (%.3g GiB), more than this machine's %zu bytes of memory", what,
+                   bytes, (double)bytes / (1024.0 * 1024.0 * 1024.0), memory);
+}
+
 int mapp_alloc(void **out, size_t bytes, const char *what) {
-  /* 64-byte alignment: cache lines and AVX-512 loads. */
+  *out = NULL;
+  if (bytes == 0)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: 0 bytes requested (an empty problem, or a size product that overflowed)",
+                     what);
+  MAPP_TRY(mapp_size_fits_memory(bytes, what));
+  /* 64-byte alignment: cache lines and AVX-512 loads. bytes is at most the
+   * physical memory here, so rounding up cannot wrap. */
   size_t rounded = (bytes + 63) / 64 * 64;
-  *out = rounded ? aligned_alloc(64, rounded) : NULL;
-  if (rounded && !*out)
-    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating %zu bytes for %s", bytes, what);
+  *out = aligned_alloc(64, rounded);
+  if (!*out) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating %zu bytes for %s", bytes, what);
   return MAPP_OK;
 }
 
 int mapp_calloc(void **out, size_t count, size_t size, const char *what) {
-  if (size && count > SIZE_MAX / size)
-    return mapp_fail(MAPP_ERR_INPUT, "%s: %zu x %zu bytes overflows", what, count, size);
-  MAPP_TRY(mapp_alloc(out, count * size, what));
-  if (*out) memset(*out, 0, count * size);
+  size_t bytes;
+  *out = NULL;
+  MAPP_TRY(mapp_size_mul(count, size, &bytes, what));
+  MAPP_TRY(mapp_alloc(out, bytes, what));
+  memset(*out, 0, bytes);
   return MAPP_OK;
 }

@@ -10,6 +10,7 @@
 #define MAPP_ERROR_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 enum {
   MAPP_OK = 0,
@@ -45,8 +46,21 @@ int mapp_report_error(const char *prog, int status);
 int mapp_mpi_check(int mpi_status, const char *what);
 #define MAPP_MPI(call) MAPP_TRY(mapp_mpi_check((call), #call))
 
-/* Checked allocation helpers: record "out of memory allocating N bytes for WHAT". */
+/* Checked allocation helpers: record "out of memory allocating N bytes for
+ * WHAT". Zero bytes is an input error, never a NULL that looks like success
+ * (a size product that wrapped to 0, or an empty problem), and so is a
+ * request beyond this machine's physical memory (exit 2 naming the bytes,
+ * rather than an overcommitted allocation that is killed later). */
 int mapp_alloc(void **out, size_t bytes, const char *what);
 int mapp_calloc(void **out, size_t count, size_t size, const char *what);
+
+/* *out = a * b, or an input error "WHAT: A x B overflows" when the product
+ * does not fit a size_t. Chain it for every size computed from user input
+ * (rows x cols x sizeof(double)) before allocating or indexing with it. */
+int mapp_size_mul(size_t a, size_t b, size_t *out, const char *what);
+/* An input error naming the bytes when `bytes` exceeds this machine's
+ * physical memory (mapp_alloc checks this itself; for sizes that are
+ * summed over ranks or allocated piecewise). */
+int mapp_size_fits_memory(size_t bytes, const char *what);
 
 #endif

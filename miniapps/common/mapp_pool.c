@@ -1,13 +1,17 @@
 #include "mapp_pool.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mapp_error.h"
 
 int mapp_pool_init(mapp_pool *pool, size_t capacity) {
-  pool->capacity = (capacity + MAPP_POOL_ALIGN - 1) / MAPP_POOL_ALIGN * MAPP_POOL_ALIGN;
-  pool->top = pool->high_water = 0;
+  pool->capacity = pool->top = pool->high_water = 0;
   pool->base = NULL;
+  /* Rounding up must not wrap a huge request into a small pool. */
+  if (capacity > SIZE_MAX - MAPP_POOL_ALIGN)
+    return mapp_fail(MAPP_ERR_INPUT, "pool allocator: %zu bytes requested, more than the address space", capacity);
+  pool->capacity = (capacity + MAPP_POOL_ALIGN - 1) / MAPP_POOL_ALIGN * MAPP_POOL_ALIGN;
   return mapp_alloc((void **)&pool->base, pool->capacity, "the pool allocator");
 }
 

@@ -49,19 +49,20 @@ static void bm_crm_step(mapp_bench_state *st, void *arg) {
 }
 
 int main(int argc, char **argv) {
-  static crm_bench_case cases[8];
+  static crm_bench_case cases[16];
   static const char *const sizes[] = {"small", "medium"};
-  static const crm_variant kinds[] = {CRM_VARIANT_PERCRM, CRM_VARIANT_BATCHED};
-  static const mapp_backend backends[] = {MAPP_BACKEND_SERIAL, MAPP_BACKEND_OMP};
   const mapp_bench_options opt = {.use_real_time = true, .unit = MAPP_BENCH_MILLISECOND};
   int n = 0, status = MAPP_OK;
+  /* Every row of the variant table on each of its built CPU backends. */
   for (int z = 0; z < 2; ++z)
-    for (int b = 0; b < 2; ++b)
-      for (int v = 0; v < 2 && status == MAPP_OK; ++v, ++n) {
-        cases[n] = (crm_bench_case){.size = sizes[z], .variant = kinds[v], .backend = backends[b]};
+    for (int b = 0; b < MAPP_BACKEND_COUNT; ++b)
+      for (const mapp_variant_info *v = crm_variants; v->name && status == MAPP_OK; ++v) {
+        if (!(v->backends & (1u << b)) || !mapp_backend_is_cpu((mapp_backend)b) || n == 16) continue;
+        cases[n] = (crm_bench_case){.size = sizes[z], .variant = (crm_variant)v->kind, .backend = (mapp_backend)b};
         snprintf(cases[n].name, sizeof cases[n].name, "crm_step/%s/%s/%s", sizes[z],
-                 mapp_backend_name(backends[b]), v ? "batched" : "percrm");
+                 mapp_backend_name((mapp_backend)b), v->name);
         status = mapp_bench_register(cases[n].name, bm_crm_step, &cases[n], &opt);
+        ++n;
       }
   if (status == MAPP_OK) status = mapp_stream_register(0);
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);

@@ -35,6 +35,13 @@ typedef struct {
   crm_perturb perturb;  /* initial CRM perturbation */
 } crm_config;
 
+/* A size preset (the first member is its name, for mapp_preset_find). */
+typedef struct {
+  const char *name;
+  long nx, nz, instances, steps, crm_steps;
+} crm_preset;
+extern const mapp_presets crm_presets;
+void crm_config_from_preset(const crm_preset *p, crm_config *cfg);
 int crm_config_preset(const char *size, crm_config *cfg);
 /* Level spacing for nz levels under the presets' 20 km top. */
 double crm_default_dz(long nz);
@@ -204,5 +211,29 @@ void crm_cloud_water_path(const crm_state *s, double *cwp);
 /* Final fields, tendencies and rain to HDF5, one slab per rank; collective. */
 int crm_write_output(const crm_state *s, MPI_Comm comm, const char *path, const double *tend,
                      const double *rain, const mapp_record *rec);
+
+/* ------------------------------------------------ crm as a mapp app (crm_app.c) */
+
+/* The variants (percrm, batched): kind is the crm_variant. */
+extern const mapp_variant_info crm_variants[];
+
+typedef struct {
+  bool sync;            /* cuda: synchronise after every launch */
+  bool cycle_group_all; /* sub-cycles from every rank's CRMs, not this task's */
+} crm_run_options;
+
+/* One run's state behind the driver's hooks. */
+typedef struct {
+  crm_state s;
+  double *water0, *tend, *rain; /* budget at the start; last global step's answer */
+  bool sync;
+  const char *cycle_group;
+} crm_run;
+
+/* The setup hook's work once main.c has the config and this rank's columns. */
+int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols, const crm_run_options *opt,
+                   void **state);
+/* name, variants, the run's hooks but setup: main.c copies them. */
+extern const mapp_app crm_app_hooks;
 
 #endif

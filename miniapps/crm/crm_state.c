@@ -9,11 +9,6 @@
 
 #define CRM_ZTOP 20000.0 /* m: the model top every preset shares */
 
-typedef struct {
-  const char *name;
-  long nx, nz, instances, steps, crm_steps;
-} crm_preset;
-
 /* small is the report's regime (32 x 28 CRMs, little work per instance);
  * medium and large are the production CRM (64 x 50). */
 static const crm_preset presets[] = {
@@ -23,17 +18,19 @@ static const crm_preset presets[] = {
     {"large", 64, 50, 512, 4, 10},
 };
 
+const mapp_presets crm_presets = {presets, sizeof presets / sizeof presets[0], sizeof presets[0]};
+
+void crm_config_from_preset(const crm_preset *p, crm_config *cfg) {
+  *cfg = (crm_config){.nx = p->nx, .nz = p->nz, .instances = p->instances, .steps = p->steps,
+                      .crm_steps = p->crm_steps, .dx = 2000.0, .dz = CRM_ZTOP / (double)p->nz,
+                      .dt = 10.0, .nudge_tau = 3600.0, .forcing = true, .perturb = CRM_PERTURB_NOISE};
+}
+
 int crm_config_preset(const char *size, crm_config *cfg) {
-  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; ++i) {
-    const crm_preset *p = &presets[i];
-    if (strcmp(p->name, size) != 0) continue;
-    *cfg = (crm_config){.nx = p->nx, .nz = p->nz, .instances = p->instances, .steps = p->steps,
-                        .crm_steps = p->crm_steps, .dx = 2000.0, .dz = CRM_ZTOP / (double)p->nz,
-                        .dt = 10.0, .nudge_tau = 3600.0, .forcing = true,
-                        .perturb = CRM_PERTURB_NOISE};
-    return MAPP_OK;
-  }
-  return mapp_fail(MAPP_ERR_INPUT, "unknown size '%s' (choose tiny, small, medium or large)", size);
+  const void *row;
+  MAPP_TRY(mapp_preset_find("crm", crm_presets, size, &row));
+  crm_config_from_preset(row, cfg);
+  return MAPP_OK;
 }
 
 double crm_default_dz(long nz) { return CRM_ZTOP / (double)nz; }

@@ -39,6 +39,14 @@ typedef struct {
   double *grid;    /* (local_rows + 2) x stride */
 } heat_domain;
 
+/* A size preset (the first member is its name, for mapp_preset_find). */
+typedef struct {
+  const char *name;
+  long rows, cols, block_rows, block_cols, steps;
+} heat_preset;
+extern const mapp_presets heat_presets;
+/* The preset's grid and blocks with the default sources. */
+void heat_config_from_preset(const heat_preset *p, heat_config *cfg);
 int heat_config_preset(const char *size, heat_config *cfg);
 int heat_domain_create(MPI_Comm comm, const heat_config *cfg, heat_domain *d);
 void heat_domain_free(heat_domain *d);
@@ -85,5 +93,30 @@ int heat_check_answer(const heat_domain *d, mapp_check *finite, mapp_check *boun
 /* The whole (rows+2) x (cols+2) matrix, boundary included, as dataset
  * "temperature"; collective. */
 int heat_write_output(const heat_domain *d, const char *path, const mapp_record *rec);
+
+/* ------------------------------------------------ heat as a mapp app (heat_app.c) */
+
+/* The variants (mpi, forkjoin, tasks): entry is the variant's heat_solver. */
+extern const mapp_variant_info heat_variants[];
+
+typedef struct {
+  long snapshot_every; /* 0: no snapshots */
+  const char *nam;     /* the NAM region file, or NULL */
+  const char *gif;     /* the animation made from it after the run, or NULL */
+} heat_run_options;
+
+/* One run's state behind the driver's hooks. */
+typedef struct {
+  heat_domain d;
+  heat_nam *nam;
+  const char *nam_path, *gif;
+  double solve_s; /* this rank's solver time: the figure of merit's */
+} heat_run;
+
+/* The setup hook's work once main.c has the config: the domain, its
+ * initial state and the NAM region (collective). */
+int heat_run_create(mapp_run *run, const heat_config *cfg, const heat_run_options *opt, void **state);
+/* name, variants, the run's hooks but setup: main.c copies them. */
+extern const mapp_app heat_app_hooks;
 
 #endif

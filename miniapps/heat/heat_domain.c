@@ -14,29 +14,17 @@ static const heat_source default_sources[] = {
     {.row = 0.75, .col = 0.0, .range = 0.4, .temperature = 60.0},
 };
 
-typedef struct {
-  const char *name;
-  long rows, cols, block_rows, block_cols, steps;
-} heat_preset;
-
-/* tiny and small leave remainder blocks on purpose (100 = 6*16 + 4). */
-static const heat_preset presets[] = {
-    {"tiny", 100, 120, 16, 16, 20},
-    {"small", 256, 320, 32, 32, 50},
-    {"medium", 2048, 2048, 128, 128, 100},
-    {"large", 8192, 8192, 256, 256, 200},
-};
+void heat_config_from_preset(const heat_preset *p, heat_config *cfg) {
+  *cfg = (heat_config){.rows = p->rows, .cols = p->cols, .block_rows = p->block_rows,
+                       .block_cols = p->block_cols, .steps = p->steps, .nsources = 2};
+  memcpy(cfg->sources, default_sources, sizeof default_sources);
+}
 
 int heat_config_preset(const char *size, heat_config *cfg) {
-  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; ++i) {
-    if (strcmp(presets[i].name, size) != 0) continue;
-    *cfg = (heat_config){.rows = presets[i].rows, .cols = presets[i].cols,
-                         .block_rows = presets[i].block_rows, .block_cols = presets[i].block_cols,
-                         .steps = presets[i].steps, .nsources = 2};
-    memcpy(cfg->sources, default_sources, sizeof default_sources);
-    return MAPP_OK;
-  }
-  return mapp_fail(MAPP_ERR_INPUT, "unknown size '%s' (choose tiny, small, medium or large)", size);
+  const void *row;
+  MAPP_TRY(mapp_preset_find("heat", heat_presets, size, &row));
+  heat_config_from_preset(row, cfg);
+  return MAPP_OK;
 }
 
 /* The BSC Heat rule: each source adds temperature * (range - d) / range to

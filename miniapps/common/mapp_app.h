@@ -1,0 +1,117 @@
+/* The driver every mini-app shares: its variant table, its size presets and
+ * the run from the command line to the exit code.
+ *
+ * An app describes itself once, in a mapp_app (its library holds the
+ * variant table, so main.c, the benchmarks and the tests read the same one),
+ * and its main is one call:
+ *
+ *   int main(int argc, char **argv) { return mapp_app_main(&heat_app_cli, argc, argv); }
+ *
+ * The driver then does, in order and identically for every app:
+ *   parse the common flags and the app's own (every rank; rank 0 reports),
+ *   MPI_Init_thread at the level the chosen variant declares, --list,
+ *   resolve variant x backend, the thread count (1 on every backend but omp),
+ *   the size preset, then the app's hooks:
+ *     setup    (SETUP phase)   build the config and the state;
+ *     compute  (COMPUTE wall, after a barrier, max over ranks: run->compute_s)
+ *     verify   invariants into run->rec.checks;
+ *     describe dims, figure of merit, app_data into run->rec;
+ *     write    (IO phase)      the answer file, when --output is given;
+ *     destroy  always;
+ *   then the record (--result), the summary line, the verdict and the exit
+ *   code: a failure's status (2 bad input, 3 system), else 1 when a
+ *   verification failed, else 0. Every hook's status is agreed across ranks
+ *   before the next one, so no rank enters a collective the others skip. */
+#ifndef MAPP_APP_H
+#define MAPP_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mapp_backend.h"
+#include "mapp_cli.h"
+#include "mapp_record.h"
+#include "mapp_timer.h"
+
+/* MPI start-up shared by the apps: MPI_Init_thread at `required` (a lower
+ * provided level is a system error naming both), rank and size. */
+typedef struct {
+  MPI_Comm comm;
+  int rank, nranks;
+  int thread_level;
+} mapp_mpi;
+
+int mapp_mpi_init(int *argc, char ***argv, int required, mapp_mpi *mpi);
+/* Sets the OpenMP thread count when threads > 0 and returns the count in use. */
+int mapp_set_threads(long threads);
+
+/* ------------------------------------------------------------ size presets */
+
+/* The size names every app offers (an app may add its own after them, e.g.
+ * heat's "bsc"); one list, used by --help and the harness's defaults. */
+#define MAPP_SIZE_NAMES "tiny|small|medium|large"
+
+/* An app's preset table: an array of its own structs, each starting with
+ * `const char *name`. */
+typedef struct {
+  const void *table;
+  size_t count, stride;
+} mapp_presets;
+#define MAPP_PRESETS(array) ((mapp_presets){(array), sizeof(array) / sizeof((array)[0]), sizeof((array)[0])})
+
+/* The preset called `size`, or an input error listing the names there are. */
+int mapp_preset_find(const char *app, mapp_presets presets, const char *size, const void **out);
+
+/* ------------------------------------------------------------ the run */
+
+typedef struct mapp_run {
+  mapp_mpi mpi;
+  mapp_common_args common;
+  const struct mapp_app *app;
+  const mapp_variant_info *variant; /* the table's row --variant chose */
+  mapp_backend backend;
+  int threads;           /* OpenMP threads in force (1 but on omp) */
+  const void *preset;    /* the app's preset row --size chose */
+  /* Set by setup: the problem differs from the preset, so no baseline case
+   * applies (custom_case), and its dimensions too (custom_size: the record's
+   * size says "custom"). */
+  bool custom_case, custom_size;
+  mapp_timers timers;
+  double compute_s;      /* the compute hook's wall time, max over ranks */
+  mapp_record rec;       /* the driver fills what every app shares */
+  int argc;
+  char **argv;
+  char case_buf[64];
+} mapp_run;
+
+typedef struct mapp_app {
+  const char *name;    /* "heat": the executable is mapp-<name> */
+  const char *summary; /* --help */
+  const mapp_variant_info *variants; /* NULL-name terminated; the first is the speedup
+                                        reference and, without default_variant, the default */
+  const char *default_variant;       /* --variant's default when not the first (or NULL) */
+  const mapp_option *options;        /* the app's own flags (MAPP_OPTION_END terminated);
+                                        their destinations hold the defaults */
+  mapp_presets presets;
+  /* Every variant x CPU backend gives the same answer bit for bit (the
+   * generic tests compare them); false where the operation order differs. */
+  bool bitwise_variants;
+  const char *fom_name; /* "cell-updates/s" */
+  int (*setup)(mapp_run *run, void **state);
+  int (*compute)(mapp_run *run, void *state);
+  int (*verify)(mapp_run *run, void *state);
+  int (*describe)(mapp_run *run, void *state);
+  int (*write)(mapp_run *run, void *state, const char *path);
+  void (*destroy)(void *state);
+} mapp_app;
+
+int mapp_app_main(const mapp_app *app, int argc, char **argv);
+
+/* For hooks: the problem's dimension `name` into the record. */
+void mapp_run_dim(mapp_run *run, const char *name, long global, long per_rank);
+/* For hooks: one verification into the record. */
+void mapp_run_check(mapp_run *run, const char *name, bool passed, double value, double bound);
+/* The weak-scaled count: `per_rank` x ranks under --scaling weak, else itself. */
+long mapp_run_scaled(const mapp_run *run, long per_rank);
+
+#endif

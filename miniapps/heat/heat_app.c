@@ -1,0 +1,124 @@
+/* heat as a mapp app: its variant table, its size presets and the run's
+ * hooks (mapp_app.h). main.c adds the command line and the config. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heat.h"
+#include "heat_animate.h"
+#include "heat_nam.h"
+
+const mapp_variant_info heat_variants[] = {
+    {.name = "mpi", .backends = MAPP_BACKEND_BIT(SERIAL), .entry = (mapp_entry)heat_solve_mpi,
+     .description = "blocks in sequence, blocking halo exchange"},
+    {.name = "forkjoin", .backends = MAPP_BACKEND_BIT(OMP), .entry = (mapp_entry)heat_solve_forkjoin,
+     .description = "anti-diagonals of blocks in parallel regions, halo exchange between them"},
+    /* Its tasks start MPI operations on any thread. */
+    {.name = "tasks", .backends = MAPP_BACKEND_BIT(OMP), .mpi_threads = MAPP_MPI_MULTIPLE,
+     .entry = (mapp_entry)heat_solve_tasks,
+     .description = "a task per block and per halo message, request-bound completion, snapshots as tasks"},
+    {0},
+};
+
+/* tiny and small leave remainder blocks on purpose (100 = 6*16 + 4). */
+static const heat_preset presets[] = {
+    {"tiny", 100, 120, 16, 16, 20},
+    {"small", 256, 320, 32, 32, 50},
+    {"medium", 2048, 2048, 128, 128, 100},
+    {"large", 8192, 8192, 256, 256, 200},
+};
+const mapp_presets heat_presets = {presets, sizeof presets / sizeof presets[0], sizeof presets[0]};
+
+/* Solve with the run's variant; with a NAM region, publish it (its
+ * snapshot count written) only when the solve succeeded, then animate. */
+static int heat_compute(mapp_run *run, void *state) {
+  heat_run *h = state;
+  heat_solver solve = (heat_solver)run->variant->entry;
+  double start = mapp_now();
+  int status = solve(&h->d, h->nam, &run->timers);
+  h->solve_s = mapp_now() - start;
+  status = mapp_agree(h->d.comm, "mapp-heat", status);
+  if (status == MAPP_OK && h->nam) {
+    mapp_timer_start(&run->timers, MAPP_PHASE_IO);
+    status = mapp_agree(h->d.comm, "mapp-heat", heat_nam_finish(h->nam));
+    mapp_timer_stop(&run->timers, MAPP_PHASE_IO);
+  }
+  /* --gif: rank 0 animates the region the run published (the same code as
+   * mapp-heat-animate), as I/O of the run. */
+  if (status == MAPP_OK && h->gif) {
+    mapp_timer_start(&run->timers, MAPP_PHASE_IO);
+    heat_animate_options opt = {.gif = h->gif, .delay = HEAT_ANIMATE_DEFAULT_DELAY};
+    status = h->d.rank == 0 ? heat_animate_region(h->nam_path, &opt) : MAPP_OK;
+    mapp_timer_stop(&run->timers, MAPP_PHASE_IO);
+  }
+  return status;
+}
+
+static int heat_verify(mapp_run *run, void *state) {
+  heat_run *h = state;
+  mapp_check finite, bounded;
+  MAPP_TRY(heat_check_answer(&h->d, &finite, &bounded));
+  run->rec.checks[run->rec.nchecks++] = finite;
+  run->rec.checks[run->rec.nchecks++] = bounded;
+  return MAPP_OK;
+}
+
+static int heat_describe(mapp_run *run, void *state) {
+  heat_run *h = state;
+  const heat_domain *d = &h->d;
+  double solve_max;
+  MAPP_MPI(MPI_Allreduce(&h->solve_s, &solve_max, 1, MPI_DOUBLE, MPI_MAX, d->comm));
+  long per_rank_rows = mapp_split_even(d->blocking.nbr, d->nranks, 0).count * d->cfg.block_rows;
+  double cell_updates = (double)d->cfg.rows * (double)d->cfg.cols * (double)d->cfg.steps;
+  mapp_run_dim(run, "rows", d->cfg.rows, per_rank_rows < d->cfg.rows ? per_rank_rows : d->cfg.rows);
+  mapp_run_dim(run, "cols", d->cfg.cols, d->cfg.cols);
+  run->rec.steps = d->cfg.steps;
+  run->rec.fom = solve_max > 0 ? cell_updates / solve_max : 0.0;
+  run->rec.bytes_moved = 16.0 * cell_updates; /* read and write each cell once per sweep */
+  /* app_data: the files the run made besides its answer, for `mapp report`. */
+  if (h->gif && d->rank == 0) {
+    run->rec.extra = json_pack("{s:[{s:s, s:s}]}", "artifacts", "kind", "animation", "path", h->gif);
+    if (!run->rec.extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's artifacts");
+  }
+  return MAPP_OK;
+}
+
+static int heat_write(mapp_run *run, void *state, const char *path) {
+  return heat_write_output(&((heat_run *)state)->d, path, &run->rec);
+}
+
+static void heat_destroy(void *state) {
+  heat_run *h = state;
+  if (!h) return;
+  heat_nam_free(h->nam);
+  heat_domain_free(&h->d);
+  free(h);
+}
+
+int heat_run_create(mapp_run *run, const heat_config *cfg, const heat_run_options *opt, void **state) {
+  heat_run *h;
+  int status = mapp_calloc((void **)&h, 1, sizeof *h, "the heat run");
+  if (status == MAPP_OK) {
+    *state = h;
+    h->gif = opt->gif;
+    h->nam_path = opt->nam;
+    status = heat_domain_create(run->mpi.comm, cfg, &h->d);
+  }
+  /* Every rank learns of a failed allocation before the collective below. */
+  MAPP_TRY(mapp_agree(run->mpi.comm, "mapp-heat", status));
+  heat_domain_init(&h->d);
+  /* Creating the region (allocating and pre-faulting it) is setup. */
+  if (opt->nam) MAPP_TRY(heat_nam_create(opt->nam, &h->d, opt->snapshot_every, &h->nam));
+  return MAPP_OK;
+}
+
+const mapp_app heat_app_hooks = {
+    .name = "heat",
+    .variants = heat_variants,
+    .bitwise_variants = true,
+    .fom_name = "cell-updates/s",
+    .compute = heat_compute,
+    .verify = heat_verify,
+    .describe = heat_describe,
+    .write = heat_write,
+    .destroy = heat_destroy,
+};
