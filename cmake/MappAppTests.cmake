@@ -10,7 +10,8 @@
 #       (when the app declares bitwise_variants), at 1, 2 and 4 ranks;
 #   APP.bad.NAME                           each line of tests/bad_input.txt,
 #       "NAME | RANKS | STDERR REGEX | ARGUMENTS", must exit 2 with exactly
-#       one line on stderr matching the regex.
+#       one line on stderr matching the regex; {tests} in the arguments
+#       stands for the app's tests folder (fixture files).
 #
 # The variant x backend tests are discovered when ctest starts (as
 # gtest_discover_tests does), from the built executable's own table: a new
@@ -41,6 +42,7 @@ function(mapp_add_bad_input_tests app file)
     string(STRIP "${name}" name)
     string(STRIP "${ranks}" ranks)
     string(STRIP "${regex}" regex)
+    string(REPLACE "{tests}" "${PROJECT_SOURCE_DIR}/miniapps/${app}/tests" argtext "${argtext}")
     separate_arguments(args UNIX_COMMAND "${argtext}")
     set(launch $<TARGET_FILE:mapp-${app}>)
     if(ranks GREATER 1)

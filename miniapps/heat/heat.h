@@ -7,13 +7,15 @@
 
 #define HEAT_MAX_SOURCES 16
 
-/* A heat source on the boundary: position as fractions of the grid's
- * height and width (0..1, boundary included), radius as a fraction of the
- * grid diagonal... see heat_boundary.c for the exact rule. */
+/* A heat source on the boundary, in the unit square the grid is mapped to:
+ * rows and columns are each scaled to [0, 1] on their own (not by the
+ * larger side), so range is a distance in those scaled coordinates. The
+ * rule that turns sources into boundary values is heat_boundary_value's
+ * (heat_domain.c), the original BSC Heat's. */
 typedef struct {
-  double row, col;      /* position, fraction of (rows + 1) and (cols + 1) */
-  double range;         /* radius of influence, fraction of the larger side */
-  double temperature;   /* value at the source */
+  double row, col;      /* position: 0 top/left edge, 1 bottom/right edge */
+  double range;         /* radius of influence (scaled coordinates, > 0) */
+  double temperature;   /* added at the source, falling linearly to 0 at range */
 } heat_source;
 
 typedef struct {
@@ -43,16 +45,27 @@ typedef struct {
 typedef struct {
   const char *name;
   long rows, cols, block_rows, block_cols, steps;
+  const heat_source *sources; /* NULL: the default two */
+  int nsources;
 } heat_preset;
 extern const mapp_presets heat_presets;
 /* The preset's grid and blocks with the default sources. */
 void heat_config_from_preset(const heat_preset *p, heat_config *cfg);
 int heat_config_preset(const char *size, heat_config *cfg);
+/* Sources from a file in the original's format: a count line, then
+ * "row col range temperature" per source. A bad file is an input error
+ * naming the line and what is wrong. */
+int heat_read_sources_file(const char *path, heat_source sources[HEAT_MAX_SOURCES], int *count);
 int heat_domain_create(MPI_Comm comm, const heat_config *cfg, heat_domain *d);
 void heat_domain_free(heat_domain *d);
 /* Interior to zero, boundary cells from the sources (same for any split). */
 void heat_domain_init(heat_domain *d);
-/* Value of global boundary cell (gr, gc) of the (rows+2) x (cols+2) grid. */
+/* Value of global boundary cell (gr, gc) of the (rows+2) x (cols+2) grid:
+ * the sum over sources of temperature * (range - d) / range where the
+ * distance d <= range, with the original BSC Heat's coordinates: the top
+ * and bottom rows lie at y = 0 and y = 1 with cell c at x = c / (cols + 2);
+ * the left and right columns at x = 0 and x = 1 with cell r at
+ * y = r / (rows + 2). */
 double heat_boundary_value(const heat_config *cfg, long gr, long gc);
 
 /* Snapshots into a persistent NAM region (heat_nam.h); NULL: none. */

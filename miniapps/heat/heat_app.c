@@ -19,12 +19,18 @@ const mapp_variant_info heat_variants[] = {
     {0},
 };
 
-/* tiny and small leave remainder blocks on purpose (100 = 6*16 + 4). */
+/* The original BSC Heat's default sources: (row, col, range, temperature). */
+static const heat_source bsc_sources[] = {{0.0, 0.0, 1.0, 2.5}, {1.0, 0.5, 1.0, 2.5}};
+
+/* tiny and small leave remainder blocks on purpose (100 = 6*16 + 4); bsc is
+ * the original BSC Heat's default problem (its timesteps are its -t flag:
+ * give --steps to match). */
 static const heat_preset presets[] = {
-    {"tiny", 100, 120, 16, 16, 20},
-    {"small", 256, 320, 32, 32, 50},
-    {"medium", 2048, 2048, 128, 128, 100},
-    {"large", 8192, 8192, 256, 256, 200},
+    {"tiny", 100, 120, 16, 16, 20, NULL, 0},
+    {"small", 256, 320, 32, 32, 50, NULL, 0},
+    {"medium", 2048, 2048, 128, 128, 100, NULL, 0},
+    {"large", 8192, 8192, 256, 256, 200, NULL, 0},
+    {"bsc", 8192, 8192, 1024, 1024, 10, bsc_sources, 2},
 };
 const mapp_presets heat_presets = {presets, sizeof presets / sizeof presets[0], sizeof presets[0]};
 

@@ -15,9 +15,11 @@ static const heat_source default_sources[] = {
 };
 
 void heat_config_from_preset(const heat_preset *p, heat_config *cfg) {
+  const heat_source *sources = p->sources ? p->sources : default_sources;
+  int n = p->sources ? p->nsources : (int)(sizeof default_sources / sizeof default_sources[0]);
   *cfg = (heat_config){.rows = p->rows, .cols = p->cols, .block_rows = p->block_rows,
-                       .block_cols = p->block_cols, .steps = p->steps, .nsources = 2};
-  memcpy(cfg->sources, default_sources, sizeof default_sources);
+                       .block_cols = p->block_cols, .steps = p->steps, .nsources = n};
+  memcpy(cfg->sources, sources, (size_t)n * sizeof *sources);
 }
 
 int heat_config_preset(const char *size, heat_config *cfg) {
@@ -27,11 +29,18 @@ int heat_config_preset(const char *size, heat_config *cfg) {
   return MAPP_OK;
 }
 
-/* The BSC Heat rule: each source adds temperature * (range - d) / range to
- * boundary cells within distance `range`, distances measured in unit
- * coordinates (row / (rows + 1), col / (cols + 1)). */
+/* The original BSC Heat's boundary (see heat.h): top and bottom rows at
+ * y = 0 and 1, left and right columns at x = 0 and 1, positions along an
+ * edge as cell / (cells + 2). Corners belong to the top and bottom rows. */
 double heat_boundary_value(const heat_config *cfg, long gr, long gc) {
-  double y = (double)gr / (double)(cfg->rows + 1), x = (double)gc / (double)(cfg->cols + 1);
+  double y, x;
+  if (gr == 0 || gr == cfg->rows + 1) {
+    y = gr == 0 ? 0.0 : 1.0;
+    x = (double)gc / (double)(cfg->cols + 2);
+  } else {
+    y = (double)gr / (double)(cfg->rows + 2);
+    x = gc == 0 ? 0.0 : 1.0;
+  }
   double value = 0.0;
   for (int s = 0; s < cfg->nsources; ++s) {
     const heat_source *src = &cfg->sources[s];
