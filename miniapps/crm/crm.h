@@ -39,6 +39,8 @@ typedef struct {
 typedef struct {
   const char *name;
   long nx, nz, instances, steps, crm_steps;
+  double ztop;          /* m: the model top (dz = ztop / nz) */
+  crm_perturb perturb;  /* initial perturbation */
 } crm_preset;
 extern const mapp_presets crm_presets;
 void crm_config_from_preset(const crm_preset *p, crm_config *cfg);

@@ -12,7 +12,7 @@ static struct {
   double dx, dz, dt, wind;
   const char *input, *perturb, *forcing, *sounding, *cycle_group;
   bool sync;
-} args = {.instances = -1, .perturb = "noise", .forcing = "on", .cycle_group = "all"};
+} args = {.instances = -1, .forcing = "on", .cycle_group = "all"};
 
 static const mapp_option options[] = {
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 4, .max = 1L << 30,
@@ -36,6 +36,7 @@ static const mapp_option options[] = {
     {.name = "wind", .kind = MAPP_OPT_DOUBLE, .dest = &args.wind, .dmin = -1e4, .dmax = 1e4,
      .help = "wind (m/s) added to synthetic columns"},
     {.name = "perturb", .kind = MAPP_OPT_CHOICE, .dest = &args.perturb, .choices = "noise|bubble|none",
+     .default_text = "from --size",
      .help = "initial CRM perturbation: low-level noise, a warm bubble, or none"},
     {.name = "forcing", .kind = MAPP_OPT_CHOICE, .dest = &args.forcing, .choices = "on|off",
      .help = "large-scale forcing and nudging toward the column"},
@@ -72,14 +73,14 @@ static int build_config(mapp_run *run, crm_config *cfg) {
   crm_config_from_preset(run->preset, cfg);
   long preset_steps = cfg->steps;
   if (args.nx) cfg->nx = args.nx;
-  if (args.nz) cfg->nz = args.nz, cfg->dz = crm_default_dz(args.nz);
+  if (args.nz) cfg->dz *= (double)cfg->nz / (double)args.nz, cfg->nz = args.nz; /* the same top */
   if (args.instances >= 0) cfg->instances = args.instances;
   if (args.crm_steps) cfg->crm_steps = args.crm_steps;
   if (run->common.steps) cfg->steps = run->common.steps;
   if (args.dt) cfg->dt = args.dt;
   if (args.dx) cfg->dx = args.dx;
   if (args.dz) cfg->dz = args.dz;
-  cfg->perturb = perturb_kind(args.perturb);
+  if (args.perturb) cfg->perturb = perturb_kind(args.perturb);
   cfg->forcing = !strcmp(args.forcing, "on");
   MAPP_TRY(crm_config_check(cfg));
   cfg->instances = mapp_run_scaled(run, cfg->instances); /* CRMs per rank stay fixed under weak scaling */
@@ -87,7 +88,7 @@ static int build_config(mapp_run *run, crm_config *cfg) {
     return mapp_fail(MAPP_ERR_INPUT, "%d ranks for %ld CRMs: every rank needs at least one CRM", run->mpi.nranks,
                      cfg->instances);
   run->custom_size = args.nx || args.nz || args.instances >= 0 || args.crm_steps || args.dt || args.dx || args.dz ||
-                     args.input || args.wind || strcmp(args.perturb, "noise") || strcmp(args.forcing, "on") ||
+                     args.input || args.wind || args.perturb || strcmp(args.forcing, "on") ||
                      args.sounding;
   run->custom_case = run->custom_size || cfg->steps != preset_steps;
   return MAPP_OK;
