@@ -145,6 +145,7 @@ static void record_common(mapp_run *run, const char *app_name) {
   rec->ranks = run->mpi.nranks;
   rec->threads = run->threads;
   rec->gpus = run->backend == MAPP_BACKEND_CUDA;
+  if (rec->gpus && mapp_cuda_describe(&run->gpu)) rec->gpu = &run->gpu;
   rec->fom_name = run->app->fom_name;
   rec->bytes_moved = -1.0;
   rec->output = run->common.output;

@@ -79,6 +79,7 @@ typedef struct mapp_run {
   mapp_timers timers;
   double compute_s;      /* the compute hook's wall time, max over ranks */
   mapp_record rec;       /* the driver fills what every app shares */
+  mapp_gpu_info gpu;     /* a CUDA run's device (rec.gpu points here) */
   int argc;
   char **argv;
   char case_buf[64];

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "mapp_build_info.h"
 #include "mapp_error.h"
 
 static const char *const backend_names[MAPP_BACKEND_COUNT] = {
@@ -24,7 +25,14 @@ bool mapp_backend_built(mapp_backend b) {
 
 #ifndef MAPP_HAVE_CUDA
 int mapp_cuda_device_count(void) { return 0; }
+int mapp_cuda_describe(mapp_gpu_info *info) {
+  (void)info;
+  return 0;
+}
 #endif
+
+const char *mapp_cuda_compiler(void) { return MAPP_CUDA_COMPILER; }
+const char *mapp_cuda_architectures(void) { return MAPP_CUDA_ARCHITECTURES; }
 
 /* Appends word to the "a|b" list in buf (truncating, never overflowing). */
 static void append_choice(char *buf, size_t len, const char *word) {

@@ -32,6 +32,19 @@ bool mapp_backend_built(mapp_backend b);
 bool mapp_backend_is_cpu(mapp_backend b);
 /* Number of usable CUDA devices: 0 when CUDA is not built or no GPU/driver. */
 int mapp_cuda_device_count(void);
+
+/* The GPU a run used, for its record and answer file (provenance). */
+typedef struct {
+  char name[256];      /* "NVIDIA H100 80GB HBM3" (cudaDeviceProp.name is 256) */
+  int device, cc_major, cc_minor;
+  double memory_bytes;
+  char driver[16], runtime[16]; /* CUDA versions, "13.0" */
+} mapp_gpu_info;
+/* Fills info for the current device; 0 when there is none (or no CUDA build). */
+int mapp_cuda_describe(mapp_gpu_info *info);
+/* nvcc's identity and the architectures this build compiled for ("" without CUDA). */
+const char *mapp_cuda_compiler(void);
+const char *mapp_cuda_architectures(void);
 /* The backends of mask as "a|b|c" into buf (for --backend and messages). */
 void mapp_backend_choices(unsigned mask, char *buf, size_t len);
 

@@ -1,6 +1,11 @@
 // The CUDA probe of libmapp: compiled whenever nvcc is present so the CUDA
 // path builds in CI even without a GPU.
 #include <cuda_runtime.h>
+#include <stdio.h>
+
+extern "C" {
+#include "mapp_backend.h"
+}
 
 extern "C" int mapp_cuda_device_count(void) {
   int count = 0;
@@ -11,4 +16,25 @@ extern "C" int mapp_cuda_device_count(void) {
     return 0;
   }
   return count;
+}
+
+// What a record and an answer file say of the GPU a run used: the device
+// the calling thread has current, its driver and the runtime linked in.
+extern "C" int mapp_cuda_describe(mapp_gpu_info *info) {
+  int device = 0, driver = 0, runtime = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  snprintf(info->name, sizeof info->name, "%s", prop.name);
+  info->device = device;
+  info->cc_major = prop.major;
+  info->cc_minor = prop.minor;
+  info->memory_bytes = (double)prop.totalGlobalMem;
+  snprintf(info->driver, sizeof info->driver, "%d.%d", driver / 1000, driver % 1000 / 10);
+  snprintf(info->runtime, sizeof info->runtime, "%d.%d", runtime / 1000, runtime % 1000 / 10);
+  return 1;
 }

@@ -1,5 +1,6 @@
 #include "mapp_record.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,6 +70,15 @@ static json_t *verification_json(const mapp_record *rec) {
                    "checks", checks);
 }
 
+/* The GPU, the driver and runtime, and what nvcc compiled for. */
+static json_t *gpu_json(const mapp_gpu_info *g) {
+  char cc[16];
+  snprintf(cc, sizeof cc, "%d.%d", g->cc_major, g->cc_minor);
+  return json_pack("{s:s,s:i,s:s,s:f,s:s,s:s,s:s,s:s}", "name", g->name, "device", g->device,
+                   "compute_capability", cc, "memory_bytes", g->memory_bytes, "driver", g->driver, "runtime",
+                   g->runtime, "nvcc", mapp_cuda_compiler(), "architectures", mapp_cuda_architectures());
+}
+
 json_t *mapp_record_to_json(const mapp_record *rec) {
   char host[256] = "unknown", when[32];
   gethostname(host, sizeof host - 1);
@@ -102,6 +112,7 @@ json_t *mapp_record_to_json(const mapp_record *rec) {
   json_object_set_new(o, "time", json_string(when));
   json_object_set_new(o, "command", string_or_null(command));
   json_object_set_new(o, "app_data", rec->extra ? json_incref(rec->extra) : json_object());
+  if (rec->gpu) json_object_set_new(o, "gpu", gpu_json(rec->gpu));
   free(command);
   return o;
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "mapp_backend.h"
 #include "mapp_timer.h"
 
 #define MAPP_RECORD_SCHEMA "mapp-result/1"
@@ -47,6 +48,7 @@ typedef struct {
   int argc;
   char **argv;             /* the command line, for provenance */
   json_t *extra;           /* app-specific fields merged under "app_data"; borrowed */
+  const mapp_gpu_info *gpu; /* the GPU of a CUDA run (with nvcc and architectures), or NULL */
 } mapp_record;
 
 /* Verification verdict over the record's checks: "pass", "fail" or "none". */

@@ -171,6 +171,9 @@ void crm_state_free(crm_state *s);
  * parallel) and CUDA (sync: synchronise after every launch). */
 int crm_cpu_attach(crm_state *s, bool parallel);
 int crm_cuda_attach(crm_state *s, bool sync);
+/* Input error when `bytes` of state on grid g (plus the FFTs' workspace)
+ * cannot fit in the free memory of the device this rank uses. */
+int crm_cuda_check_fits(size_t bytes, const crm_grid *g);
 
 /* One CRM step of cfg.dt: forcing, sub-cycled dynamics, microphysics with
  * sub-cycled rain fall, NaN guard (a verification failure naming the

@@ -337,6 +337,28 @@ int attach(crm_state *s, crm_cuda *b) {
 
 } // namespace
 
+extern "C" int crm_cuda_check_fits(size_t bytes, const crm_grid *g) {
+  MAPP_TRY(pick_device());
+  size_t free_bytes = 0, total_bytes = 0, fft_bytes = 0, plan_bytes = 0;
+  CRM_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  long all = g->ninst * g->rows;
+  if (all <= INT_MAX && g->nx <= INT_MAX) { // beyond, make_plans refuses with its own message
+    int n = (int)g->nx;
+    CRM_CUFFT(cufftEstimateMany(1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)all, &plan_bytes));
+    fft_bytes += plan_bytes;
+    CRM_CUFFT(cufftEstimateMany(1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)all, &plan_bytes));
+    fft_bytes += plan_bytes;
+  }
+  double need = (double)bytes + (double)fft_bytes, gib = 1024.0 * 1024.0 * 1024.0;
+  if (need > (double)free_bytes)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "%ld CRMs need %.3g GiB on the GPU (%.3g GiB of state, %.3g GiB of FFT workspace), "
+                     "the device has %.3g GiB free of %.3g GiB",
+                     g->ninst, need / gib, (double)bytes / gib, (double)fft_bytes / gib, (double)free_bytes / gib,
+                     (double)total_bytes / gib);
+  return MAPP_OK;
+}
+
 extern "C" int crm_cuda_attach(crm_state *s, bool sync) {
   crm_cuda *b;
   MAPP_TRY(mapp_calloc(reinterpret_cast<void **>(&b), 1, sizeof *b, "the CUDA backend"));

@@ -119,11 +119,19 @@ static int carve(mapp_pool *pool, const crm_block *b, int n) {
   return MAPP_OK;
 }
 
+/* The pool one rank's state needs: the persistent arrays and the larger of
+ * the two scratch phases (they reuse one region). */
+static size_t pool_bytes(const crm_state *s) {
+  crm_layout L;
+  make_layout((crm_state *)s, &L);
+  size_t adv = block_bytes(L.advect, L.na), prs = block_bytes(L.pressure, L.npr);
+  return block_bytes(L.persistent, L.np) + (adv > prs ? adv : prs);
+}
+
 static int allocate(crm_state *s) {
   crm_layout L;
   make_layout(s, &L);
-  size_t adv = block_bytes(L.advect, L.na), prs = block_bytes(L.pressure, L.npr);
-  MAPP_TRY(mapp_pool_init(&s->pool, block_bytes(L.persistent, L.np) + (adv > prs ? adv : prs)));
+  MAPP_TRY(mapp_pool_init(&s->pool, pool_bytes(s)));
   MAPP_TRY(carve(&s->pool, L.persistent, L.np));
   size_t mark = mapp_pool_mark(&s->pool);
   MAPP_TRY(carve(&s->pool, L.advect, L.na));
@@ -240,6 +248,9 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant
   s->host.dt = cfg->dt;
   s->host.nudge_tau = cfg->nudge_tau;
   s->max_cycles = s->max_fall_cycles = 1;
+  /* A GPU too small for the state is bad input, found before anything is
+   * allocated on the host or the device. */
+  if (backend == MAPP_BACKEND_CUDA) MAPP_TRY(crm_cuda_check_fits(pool_bytes(s), &s->g));
   MAPP_TRY(allocate(s));
   init_profiles(s, cols);
   init_fields(s);
@@ -305,6 +316,11 @@ void crm_cloud_water_path(const crm_state *s, double *cwp) {
 int crm_cuda_attach(crm_state *s, bool sync) {
   (void)s;
   (void)sync;
+  return mapp_fail(MAPP_ERR_INPUT, "backend 'cuda' is not built in this build (configure with nvcc on PATH)");
+}
+int crm_cuda_check_fits(size_t bytes, const crm_grid *g) {
+  (void)bytes;
+  (void)g;
   return mapp_fail(MAPP_ERR_INPUT, "backend 'cuda' is not built in this build (configure with nvcc on PATH)");
 }
 #endif

@@ -153,6 +153,31 @@ static void record_has_the_schema_fields(void **state) {
   json_decref(o);
 }
 
+/* A CUDA run's record names its GPU, driver, runtime, nvcc and the
+ * architectures compiled for; a CPU run's has no "gpu" at all. */
+static void record_carries_gpu_provenance(void **state) {
+  (void)state;
+  mapp_gpu_info gpu = {.name = "NVIDIA H100 80GB HBM3", .device = 0, .cc_major = 9, .cc_minor = 0,
+                       .memory_bytes = 85e9, .driver = "13.0", .runtime = "13.0"};
+  mapp_record rec = {.app = "test", .variant = "v", .backend = "cuda", .size = "tiny", .scaling = "strong",
+                     .ranks = 1, .threads = 1, .gpus = 1, .bytes_moved = -1};
+  json_t *o = mapp_record_to_json(&rec);
+  assert_null(json_object_get(o, "gpu"));
+  json_decref(o);
+  rec.gpu = &gpu;
+  o = mapp_record_to_json(&rec);
+  json_t *g = json_object_get(o, "gpu");
+  assert_non_null(g);
+  assert_string_equal(json_string_value(json_object_get(g, "name")), "NVIDIA H100 80GB HBM3");
+  assert_string_equal(json_string_value(json_object_get(g, "compute_capability")), "9.0");
+  assert_string_equal(json_string_value(json_object_get(g, "driver")), "13.0");
+  assert_string_equal(json_string_value(json_object_get(g, "runtime")), "13.0");
+  assert_true(json_real_value(json_object_get(g, "memory_bytes")) == 85e9);
+  assert_string_equal(json_string_value(json_object_get(g, "nvcc")), mapp_cuda_compiler());
+  assert_string_equal(json_string_value(json_object_get(g, "architectures")), mapp_cuda_architectures());
+  json_decref(o);
+}
+
 static void timers_accumulate(void **state) {
   (void)state;
   mapp_timers t;
@@ -173,6 +198,7 @@ int main(void) {
       cmocka_unit_test(choice_matches_whole_words), cmocka_unit_test(split_even_covers_everything),
       cmocka_unit_test(blocking_handles_remainders), cmocka_unit_test(pool_is_a_stack),
       cmocka_unit_test(record_has_the_schema_fields), cmocka_unit_test(timers_accumulate),
+      cmocka_unit_test(record_carries_gpu_provenance),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
