@@ -23,6 +23,7 @@ static const verb verbs[] = {
     {"report", verb_report, "write report.md (tables, plots) and results.csv for a results folder"},
     {"submit", verb_submit, "write one batch script per job of a sweep and submit it (Slurm)"},
     {"collect", verb_collect, "append the records of finished batch jobs to results.jsonl"},
+    {"compare", verb_compare, "flag configurations of a results folder slower than another's (U test)"},
 };
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 

@@ -1,0 +1,116 @@
+/* mapp compare OLD NEW: configuration by configuration, whether NEW is
+ * slower than OLD beyond a threshold with significance (ratio of medians,
+ * bootstrap interval, Mann-Whitney U). Exit 1 on a regression. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapp_error.h"
+#include "perfstats.h"
+#include "results.h"
+#include "stats.h"
+#include "verbs.h"
+
+typedef struct {
+  double threshold, alpha;
+  size_t regressions, improvements, compared, unmatched, too_few;
+} compare_totals;
+
+static int load_groups(const char *where, json_t **records, group_table *table) {
+  char *path = results_file_of(where);
+  if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory naming the results of '%s'", where);
+  int status = results_load(path, records);
+  free(path);
+  if (status == MAPP_OK) status = stats_group(*records, table);
+  return status;
+}
+
+static const result_group *find_same(const group_table *t, const result_group *g) {
+  for (size_t i = 0; i < t->count; ++i)
+    if (group_same_series(&t->items[i], g) && t->items[i].ranks == g->ranks) return &t->items[i];
+  return NULL;
+}
+
+static void print_config(const result_group *g) {
+  printf("%-9s %-9s %-7s %-10s %-6s %-3ld %-3ld %-12s", g->app, g->variant, g->backend, g->size, g->scaling,
+         g->ranks, g->threads, g->setting[0] ? g->setting : "-");
+}
+
+static int compare_one(const result_group *old, const result_group *new_, compare_totals *totals) {
+  print_config(new_);
+  if (old->timed < 2 || new_->timed < 2) {
+    ++totals->too_few;
+    printf(" %3zu %3zu  too few repetitions to judge (need 2 per side)\n", old->timed, new_->timed);
+    return MAPP_OK;
+  }
+  perf_change c;
+  MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, &c));
+  ++totals->compared;
+  const char *verdict = "same";
+  if (perf_is_regression(&c, totals->threshold, totals->alpha)) verdict = "SLOWER", ++totals->regressions;
+  else if (perf_is_improvement(&c, totals->threshold, totals->alpha)) verdict = "faster", ++totals->improvements;
+  printf(" %3zu %3zu  %10.4g %10.4g  %6.3f [%6.3f, %6.3f]  %8.2g%s  %s\n", old->timed, new_->timed, old->fom_median,
+         new_->fom_median, c.ratio, c.low, c.high, c.p_value, c.exact ? " " : "~", verdict);
+  return MAPP_OK;
+}
+
+static int compare_tables(const group_table *old, const group_table *new_, compare_totals *totals) {
+  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %3s %3s  %10s %10s  %-23s  %9s  %s\n", "app", "variant", "backend",
+         "size", "scale", "n", "t", "setting", "old", "new", "old FOM", "new FOM", "new/old [95% CI]", "p (U)",
+         "verdict");
+  for (size_t i = 0; i < new_->count; ++i) {
+    const result_group *o = find_same(old, &new_->items[i]);
+    if (!o) {
+      ++totals->unmatched;
+      print_config(&new_->items[i]);
+      printf(" only in NEW\n");
+      continue;
+    }
+    MAPP_TRY(compare_one(o, &new_->items[i], totals));
+  }
+  for (size_t i = 0; i < old->count; ++i)
+    if (!find_same(new_, &old->items[i])) {
+      ++totals->unmatched;
+      print_config(&old->items[i]);
+      printf(" only in OLD\n");
+    }
+  return MAPP_OK;
+}
+
+int verb_compare(int argc, char **argv) {
+  compare_totals totals = {.threshold = 0.05, .alpha = 0.05};
+  const mapp_option opts[] = {
+      {.name = "threshold", .kind = MAPP_OPT_DOUBLE, .dest = &totals.threshold, .dmin = 0.0, .dmax = 0.99,
+       .help = "slowdown of the median figure of merit that counts (0.05: 5 %)"},
+      {.name = "alpha", .kind = MAPP_OPT_DOUBLE, .dest = &totals.alpha, .dmin = 1e-9, .dmax = 0.5,
+       .help = "significance level of the two-sided Mann-Whitney U test"},
+      MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("compare", "OLD NEW",
+                          "Compare two results folders (or results.jsonl files) configuration by configuration:\n"
+                          "the ratio of median figures of merit NEW/OLD with a 95 % bootstrap interval and the\n"
+                          "p-value of a Mann-Whitney U test over the repetitions (~: normal approximation).\n"
+                          "Exit 1 when a configuration is slower beyond --threshold with p < --alpha.",
+                          opts, 2, 2, false, argc, argv, &args);
+  json_t *old_records = NULL, *new_records = NULL;
+  group_table old = {0}, new_ = {0};
+  if (status == MAPP_OK && !args.help_shown) {
+    status = load_groups(args.cli.positional[0], &old_records, &old);
+    if (status == MAPP_OK) status = load_groups(args.cli.positional[1], &new_records, &new_);
+    if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
+    if (status == MAPP_OK) {
+      printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu with too few repetitions; %zu "
+             "unmatched\n",
+             totals.compared, totals.regressions, totals.improvements, 100.0 * totals.threshold, totals.alpha,
+             totals.too_few, totals.unmatched);
+      if (totals.regressions) status = MAPP_ERR_VERIFY;
+    }
+  }
+  group_table_free(&old);
+  group_table_free(&new_);
+  json_decref(old_records);
+  json_decref(new_records);
+  verb_args_free(&args);
+  return status;
+}
