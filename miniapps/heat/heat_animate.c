@@ -4,6 +4,7 @@
 #include "heat_animate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -55,6 +56,8 @@ static void remove_frames(frame_files *f) {
     unlink(path);
   }
   snprintf(path, sizeof path, "%s/plot.gp", f->dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/gnuplot.log", f->dir);
   unlink(path);
   rmdir(f->dir);
 }
@@ -114,25 +117,68 @@ static void write_script(FILE *gp, const frame_files *f, const heat_nam_region *
   }
 }
 
-static int run_gnuplot(const char *script) {
+/* gnuplot's chatter ("4 frames in animation sequence") and errors go to
+ * `log`, not to our stderr, whose one line is the contract's; a failure
+ * quotes the log's first line. */
+static int run_gnuplot(const char *script, const char *log) {
   char *const argv[] = {(char *)MAPP_GNUPLOT, (char *)script, NULL};
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&io, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid;
-  int err = posix_spawnp(&pid, MAPP_GNUPLOT, NULL, NULL, argv, environ);
+  int err = posix_spawnp(&pid, MAPP_GNUPLOT, &io, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&io);
   if (err) return mapp_fail(MAPP_ERR_SYSTEM, "cannot run %s: %s", MAPP_GNUPLOT, strerror(err));
   int wstatus;
-  if (waitpid(pid, &wstatus, 0) < 0 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
-    return mapp_fail(MAPP_ERR_SYSTEM, "%s failed on '%s'", MAPP_GNUPLOT, script);
+  if (waitpid(pid, &wstatus, 0) >= 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return MAPP_OK;
+  char said[256] = "";
+  FILE *f = fopen(log, "r");
+  if (f) {
+    if (!fgets(said, sizeof said, f)) said[0] = '\0';
+    fclose(f);
+    said[strcspn(said, "\n")] = '\0';
+  }
+  return mapp_fail(MAPP_ERR_SYSTEM, "%s failed on '%s': %s", MAPP_GNUPLOT, script, said[0] ? said : "no message");
+}
+
+/* gnuplot exits 0 even when it could not write its output (a full disk):
+ * read the file back. A GIF is whole when it starts with its signature and
+ * ends with its trailer byte (0x3B); a PNG when it ends with its IEND chunk. */
+static int check_complete(const char *path, const char *head, const unsigned char *tail, size_t tail_len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return mapp_fail(MAPP_ERR_SYSTEM, "gnuplot did not write '%s': %s", path, strerror(errno));
+  char start[8] = {0};
+  unsigned char end[16] = {0};
+  size_t got = fread(start, 1, strlen(head), f);
+  bool whole = got == strlen(head) && memcmp(start, head, got) == 0 && fseek(f, -(long)tail_len, SEEK_END) == 0 &&
+               fread(end, 1, tail_len, f) == tail_len && memcmp(end, tail, tail_len) == 0;
+  fclose(f);
+  return whole ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "'%s' is incomplete (a full disk?): gnuplot's output was not written whole", path);
+}
+
+static int check_outputs(const frame_files *f, const heat_nam_region *r, const heat_animate_options *a) {
+  static const unsigned char gif_trailer[] = {0x3B};
+  static const unsigned char png_iend[] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+  if (a->gif) MAPP_TRY(check_complete(a->gif, "GIF89a", gif_trailer, sizeof gif_trailer));
+  for (long s = 0; a->frames && s < f->count; ++s) {
+    char out[4096];
+    snprintf(out, sizeof out, "%s/frame_%06llu.png", a->frames, (unsigned long long)r->snapshots[s].timestep);
+    MAPP_TRY(check_complete(out, "\x89PNG", png_iend, sizeof png_iend));
+  }
   return MAPP_OK;
 }
 
 static int render(const frame_files *f, const heat_nam_region *r, const heat_animate_options *a, double lo, double hi) {
-  char script[128];
+  char script[128], log[128];
   snprintf(script, sizeof script, "%s/plot.gp", f->dir);
+  snprintf(log, sizeof log, "%s/gnuplot.log", f->dir);
   FILE *gp = fopen(script, "w");
   if (!gp) return mapp_fail(MAPP_ERR_SYSTEM, "cannot write '%s': %s", script, strerror(errno));
   write_script(gp, f, r, a, lo, hi);
   if (fclose(gp) != 0) return mapp_fail(MAPP_ERR_SYSTEM, "cannot write '%s': %s", script, strerror(errno));
-  return run_gnuplot(script);
+  MAPP_TRY(run_gnuplot(script, log));
+  return check_outputs(f, r, a);
 }
 
 /* ---- the frames ---- */

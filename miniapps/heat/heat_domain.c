@@ -61,8 +61,10 @@ int heat_domain_create(MPI_Comm comm, const heat_config *cfg, heat_domain *d) {
   mapp_row_neighbors(d->rank, d->nranks, &d->above, &d->below);
   d->local_rows = d->share.cells.count;
   d->stride = cfg->cols + 2;
-  return mapp_calloc((void **)&d->grid, (size_t)(d->local_rows + 2) * (size_t)d->stride,
-                     sizeof(double), "the heat grid");
+  /* (rows + 2) x (cols + 2) can wrap size_t: refuse it, naming the sizes. */
+  size_t cells;
+  MAPP_TRY(mapp_size_mul((size_t)(d->local_rows + 2), (size_t)d->stride, &cells, "the heat grid's cells"));
+  return mapp_calloc((void **)&d->grid, cells, sizeof(double), "the heat grid");
 }
 
 void heat_domain_free(heat_domain *d) {
