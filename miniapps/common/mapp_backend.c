@@ -29,6 +29,11 @@ int mapp_cuda_describe(mapp_gpu_info *info) {
   (void)info;
   return 0;
 }
+double mapp_cuda_copy_bandwidth(size_t bytes, int reps) {
+  (void)bytes;
+  (void)reps;
+  return 0.0;
+}
 #endif
 
 const char *mapp_cuda_compiler(void) { return MAPP_CUDA_COMPILER; }

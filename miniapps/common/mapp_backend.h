@@ -42,6 +42,10 @@ typedef struct {
 } mapp_gpu_info;
 /* Fills info for the current device; 0 when there is none (or no CUDA build). */
 int mapp_cuda_describe(mapp_gpu_info *info);
+/* Best device-to-device copy bandwidth (bytes read + written per second)
+ * over reps copies of `bytes`: what GPU benchmarks report a fraction of.
+ * 0 without a device. */
+double mapp_cuda_copy_bandwidth(size_t bytes, int reps);
 /* nvcc's identity and the architectures this build compiled for ("" without CUDA). */
 const char *mapp_cuda_compiler(void);
 const char *mapp_cuda_architectures(void);

@@ -19,16 +19,23 @@ typedef struct {
   const char *size;
   crm_variant variant;
   mapp_backend backend;
+  bool sync;       /* cuda: synchronise after every launch */
+  long instances;  /* > 0: overrides the preset's CRM count */
   char name[64];
 } crm_bench_case;
+
+/* The device-to-device copy bandwidth measured once in this run: the GPU
+ * rows report their traffic floor as a fraction of it (copy_fraction). */
+static double copy_bandwidth;
 
 static int setup(const crm_bench_case *bc, crm_state *s) {
   crm_config cfg;
   crm_columns cols;
   MAPP_TRY(crm_config_preset(bc->size, &cfg));
+  if (bc->instances > 0) cfg.instances = bc->instances;
   MAPP_TRY(crm_columns_alloc(&cols, cfg.instances, cfg.nz, 0));
   int status = crm_columns_synthesize(&cols, CRM_SOUNDING_TROPICAL, cfg.dz, 0.0);
-  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, bc->variant, bc->backend, false, s);
+  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, bc->variant, bc->backend, bc->sync, s);
   crm_columns_free(&cols);
   /* Spin up (untimed) to the preset's end state: small has rained by then,
    * so the timed steps run the microphysics and the rain fall, not a dry
@@ -46,14 +53,41 @@ static void bm_crm_step(mapp_bench_state *st, void *arg) {
   if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
   else {
     mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * s.cfg.instances * s.cfg.nx);
-    mapp_bench_set_triad_fraction(st, 2.0 * (double)s.pool.high_water);
+    if (bc->backend != MAPP_BACKEND_CUDA) mapp_bench_set_triad_fraction(st, 2.0 * (double)s.pool.high_water);
+    else
+      mapp_bench_set_counter(st, "copy_fraction",
+                             2.0 * (double)s.pool.high_water * (double)mapp_bench_iterations(st) / copy_bandwidth,
+                             MAPP_BENCH_COUNTER_RATE);
   }
   mapp_bench_set_counter(st, "instances", (double)s.cfg.instances, MAPP_BENCH_COUNTER_DEFAULT);
   crm_state_free(&s);
 }
 
+/* The GPU rows: every variant, asynchronous and --sync, at the production
+ * CRM (medium, 64 x 50) over CRMs per GPU (percrm stops at 4096: one launch
+ * per CRM and loop nest takes seconds a step beyond). Registered only where
+ * a device is present. */
+static int register_cuda(crm_bench_case *cases, int *n, int max, const mapp_bench_options *opt) {
+  static const long crms[] = {64, 512, 4096, 16384};
+  if (!mapp_backend_built(MAPP_BACKEND_CUDA) || mapp_cuda_device_count() == 0) return MAPP_OK;
+  copy_bandwidth = mapp_cuda_copy_bandwidth((size_t)1 << 28, 10);
+  if (copy_bandwidth <= 0) return mapp_fail(MAPP_ERR_SYSTEM, "the device-to-device copy bandwidth could not be measured");
+  for (const mapp_variant_info *v = crm_variants; v->name; ++v)
+    for (int sync = 0; sync < 2; ++sync)
+      for (size_t k = 0; k < sizeof crms / sizeof crms[0] && *n < max; ++k) {
+        if (v->kind == CRM_VARIANT_PERCRM && crms[k] > 4096) continue;
+        crm_bench_case *c = &cases[(*n)++];
+        *c = (crm_bench_case){.size = "medium", .variant = (crm_variant)v->kind, .backend = MAPP_BACKEND_CUDA,
+                              .sync = sync, .instances = crms[k]};
+        snprintf(c->name, sizeof c->name, "crm_step/cuda/%s/%s/%ld", v->name, sync ? "sync" : "async", crms[k]);
+        MAPP_TRY(mapp_bench_register(c->name, bm_crm_step, c, opt));
+      }
+  return MAPP_OK;
+}
+
 int main(int argc, char **argv) {
-  static crm_bench_case cases[16];
+  enum { MAX_CASES = 48 };
+  static crm_bench_case cases[MAX_CASES];
   static const char *const sizes[] = {"small", "medium"};
   const mapp_bench_options opt = {.use_real_time = true, .unit = MAPP_BENCH_MILLISECOND};
   int n = 0, status = MAPP_OK;
@@ -61,13 +95,14 @@ int main(int argc, char **argv) {
   for (int z = 0; z < 2; ++z)
     for (int b = 0; b < MAPP_BACKEND_COUNT; ++b)
       for (const mapp_variant_info *v = crm_variants; v->name && status == MAPP_OK; ++v) {
-        if (!(v->backends & (1u << b)) || !mapp_backend_is_cpu((mapp_backend)b) || n == 16) continue;
+        if (!(v->backends & (1u << b)) || !mapp_backend_is_cpu((mapp_backend)b) || n == MAX_CASES) continue;
         cases[n] = (crm_bench_case){.size = sizes[z], .variant = (crm_variant)v->kind, .backend = (mapp_backend)b};
         snprintf(cases[n].name, sizeof cases[n].name, "crm_step/%s/%s/%s", sizes[z],
                  mapp_backend_name((mapp_backend)b), v->name);
         status = mapp_bench_register(cases[n].name, bm_crm_step, &cases[n], &opt);
         ++n;
       }
+  if (status == MAPP_OK) status = register_cuda(cases, &n, MAX_CASES, &opt);
   if (status == MAPP_OK) status = mapp_stream_register(0);
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   return mapp_report_error("mapp-crm-bench", status);
