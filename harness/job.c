@@ -7,8 +7,18 @@
 #include "mapp_error.h"
 
 char *job_setting(const job *j) {
+  if (j->label && j->params_text) return str_printf("%s %s", j->label, j->params_text);
   if (j->label) return strdup(j->label);
   return j->extra_args && j->extra_args->count ? strv_join(j->extra_args, " ") : NULL;
+}
+
+/* "-label" plus the combination as a file-name part ("-instances=64"). */
+static void stem_setting(const job *j, char *buf, size_t len) {
+  int used = snprintf(buf, len, "-%s", j->label);
+  if (!j->params_text || used < 0 || (size_t)used >= len) return;
+  snprintf(buf + used, len - (size_t)used, "-%s", j->params_text);
+  for (char *c = buf; *c; ++c)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=-", *c)) *c = '_';
 }
 
 /* FNV-1a: a short, stable name for a setting without a label in file names. */
@@ -19,10 +29,10 @@ static unsigned long setting_hash(const char *text) {
 }
 
 char *job_stem(const job *j) {
-  char rep[32] = "", setting[80] = "";
+  char rep[32] = "", setting[160] = "";
   if (j->repetition >= 0) snprintf(rep, sizeof rep, "-r%ld", j->repetition);
   char *text = job_setting(j);
-  if (j->label) snprintf(setting, sizeof setting, "-%s", j->label);
+  if (j->label) stem_setting(j, setting, sizeof setting);
   else if (text) snprintf(setting, sizeof setting, "-a%08lx", setting_hash(text));
   free(text);
   return str_printf("%s-%s-%s-%s-%s-n%ld-t%ld%s%s", j->app, j->variant, j->backend, j->size, j->scaling,

@@ -13,6 +13,8 @@ typedef struct {
   long repetition;        /* -1: a one-off run (mapp run, mapp bless) */
   const strv *extra_args; /* appended to the app's flags (may be NULL) */
   const char *label;      /* the sweep entry's label (may be NULL) */
+  const json_t *params;   /* the matrix values of this job, recorded as `params` (may be NULL) */
+  const char *params_text; /* the same as "name=value ..." (NULL without a matrix) */
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
 } job;
 
@@ -24,7 +26,8 @@ typedef struct {
 } job_files;
 
 /* What sets a job apart beyond its configuration: its entry's label, else
- * its extra flags joined by spaces; NULL for neither (malloc'd). Entries of
+ * its extra flags joined by spaces; NULL for neither (malloc'd); with a
+ * matrix, the label and the combination ("label instances=64"). Entries of
  * one sweep that differ only in flags (heat with and without snapshots)
  * are different jobs, with their own files, keys and report rows. */
 char *job_setting(const job *j);

@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
+#include "mapp_backend.h"
 #include "mapp_error.h"
 #include "yamlutil.h"
 
 static const char *const top_keys[] = {"name", "description", "repetitions", "runs", "plots", NULL};
-static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads",
-                                       "sizes", "scaling", "args", "label", NULL};
-static const char *const known_backends = "serial|omp|cuda";
-static const char *const known_sizes = "tiny|small|medium|large";
+static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads", "sizes",
+                                       "scaling", "args", "label", "matrix", NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -42,6 +42,85 @@ static int check_name(const yaml_map *m, const char *key, const char *name) {
   return MAPP_OK;
 }
 
+/* ------------------------------------------------------------ matrix */
+
+/* A matrix value as JSON: a number where the whole text is one, else text. */
+static json_t *param_value(const char *text) {
+  char *end;
+  double x = strtod(text, &end);
+  if (end != text && *end == '\0') {
+    long n = strtol(text, &end, 10);
+    return *end == '\0' ? json_integer(n) : json_real(x);
+  }
+  return json_string(text);
+}
+
+static int parse_matrix(const yaml_map *m, spec_run *run) {
+  yaml_map matrix;
+  MAPP_TRY(yaml_get_map(m, "matrix", &matrix));
+  if (!matrix.node) return MAPP_OK;
+  strv keys = {0};
+  int status = yaml_map_keys(&matrix, &keys);
+  if (status == MAPP_OK && keys.count == 0) status = yaml_error_at(m, "matrix", "'matrix' names no flag");
+  if (status == MAPP_OK && !(run->matrix_values = calloc(keys.count, sizeof *run->matrix_values)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (size_t k = 0; status == MAPP_OK && k < keys.count; ++k) {
+    const char *key = keys.items[k], *name = key + strspn(key, "-");
+    char *flag = str_printf("--%s", name);
+    status = flag && *name ? strv_push(&run->matrix_flags, flag)
+                           : yaml_error_at(m, "matrix", "'matrix' key '%s' is not a flag name", key);
+    free(flag);
+    if (status == MAPP_OK) status = yaml_get_strings(&matrix, key, true, &run->matrix_values[k]);
+    if (status == MAPP_OK && run->matrix_values[k].count == 0)
+      status = yaml_error_at(&matrix, key, "'%s' has no values", key);
+  }
+  strv_free(&keys);
+  return status;
+}
+
+/* Combination `index` of the matrix (mixed radix, the first flag slowest). */
+static int make_combo(const spec_run *run, size_t index, spec_combo *c) {
+  MAPP_TRY(strv_extend(&c->args, &run->args));
+  if (!run->matrix_flags.count) return MAPP_OK;
+  size_t nflags = run->matrix_flags.count, *digit = calloc(nflags, sizeof *digit);
+  if (!digit || !(c->params = json_object())) {
+    free(digit);
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  }
+  for (size_t k = nflags; k-- > 0;) {
+    digit[k] = index % run->matrix_values[k].count;
+    index /= run->matrix_values[k].count;
+  }
+  strv words = {0};
+  int status = MAPP_OK;
+  for (size_t k = 0; status == MAPP_OK && k < nflags; ++k) {
+    const char *flag = run->matrix_flags.items[k], *value = run->matrix_values[k].items[digit[k]];
+    char *word = str_printf("%s=%s", flag + 2, value);
+    status = word ? strv_push(&words, word) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(word);
+    if (status == MAPP_OK) status = strv_push(&c->args, flag);
+    if (status == MAPP_OK) status = strv_push(&c->args, value);
+    if (status == MAPP_OK) json_object_set_new(c->params, flag + 2, param_value(value));
+  }
+  if (status == MAPP_OK && !(c->text = strv_join(&words, " "))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  strv_free(&words);
+  free(digit);
+  return status;
+}
+
+/* The entry's combinations: one without a matrix, else the product. */
+static int make_combos(const yaml_map *m, spec_run *run) {
+  size_t count = 1;
+  for (size_t k = 0; k < run->matrix_flags.count; ++k) {
+    count *= run->matrix_values[k].count;
+    if (count > 100000) return yaml_error_at(m, "matrix", "'matrix' expands to more than 100000 combinations");
+  }
+  if (!(run->combos = calloc(count, sizeof *run->combos))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  run->ncombos = count;
+  for (size_t i = 0; i < count; ++i) MAPP_TRY(make_combo(run, i, &run->combos[i]));
+  return MAPP_OK;
+}
+
 static int parse_run(const yaml_map *m, spec_run *run) {
   MAPP_TRY(yaml_check_keys(m, run_keys));
   MAPP_TRY(yaml_get_string(m, "app", true, &run->app));
@@ -54,10 +133,16 @@ static int parse_run(const yaml_map *m, spec_run *run) {
   MAPP_TRY(yaml_get_strings(m, "args", false, &run->args));
   MAPP_TRY(yaml_get_string(m, "label", false, &run->label));
   if (run->label) MAPP_TRY(check_name(m, "label", run->label));
+  MAPP_TRY(parse_matrix(m, run));
+  MAPP_TRY(make_combos(m, run));
   MAPP_TRY(default_list(&run->backends, "serial"));
   MAPP_TRY(default_list(&run->sizes, "tiny"));
-  MAPP_TRY(check_choices(m, "backends", &run->backends, known_backends));
-  MAPP_TRY(check_choices(m, "sizes", &run->sizes, known_sizes));
+  char backends[128];
+  mapp_backend_choices(~0u, backends, sizeof backends);
+  MAPP_TRY(check_choices(m, "backends", &run->backends, backends));
+  /* Sizes are the apps' presets (heat's bsc, crm's tiny-rain): each app
+   * checks its own; here only that they make file names. */
+  for (size_t i = 0; i < run->sizes.count; ++i) MAPP_TRY(check_name(m, "sizes", run->sizes.items[i]));
   if (!run->scaling && !(run->scaling = strdup("strong"))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (!one_of("weak|strong", run->scaling))
     return yaml_error_at(m, "scaling", "'scaling' must be weak or strong, got '%s'", run->scaling);
@@ -147,6 +232,15 @@ static void spec_run_free(spec_run *run) {
   free(run->threads);
   free(run->scaling);
   free(run->label);
+  for (size_t k = 0; run->matrix_values && k < run->matrix_flags.count; ++k) strv_free(&run->matrix_values[k]);
+  free(run->matrix_values);
+  strv_free(&run->matrix_flags);
+  for (size_t i = 0; i < run->ncombos; ++i) {
+    strv_free(&run->combos[i].args);
+    json_decref(run->combos[i].params);
+    free(run->combos[i].text);
+  }
+  free(run->combos);
 }
 
 void spec_free(sweep_spec *spec) {
@@ -196,19 +290,21 @@ static int push_job(sweep_jobs *jobs, size_t *capacity, const sweep_job *item) {
 /* The product of one run entry for one repetition. */
 static int expand_run(const spec_run *run, const app_info *app, const char **variants, size_t nvariants,
                       long repetition, sweep_jobs *jobs, size_t *capacity) {
-  for (size_t v = 0; v < nvariants; ++v)
-    for (size_t b = 0; b < run->backends.count; ++b)
-      for (size_t s = 0; s < run->sizes.count; ++s)
-        for (size_t t = 0; t < run->nthreads; ++t)
-          for (size_t r = 0; r < run->nranks; ++r) {
-            sweep_job item = {
-                .job = {.app = run->app, .variant = variants[v], .backend = run->backends.items[b],
-                        .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
-                        .threads = run->threads[t], .repetition = repetition, .extra_args = &run->args,
-                        .label = run->label},
-                .combo = app_combo(app, variants[v], run->backends.items[b])};
-            MAPP_TRY(push_job(jobs, capacity, &item));
-          }
+  for (size_t c = 0; c < run->ncombos; ++c)
+    for (size_t v = 0; v < nvariants; ++v)
+      for (size_t b = 0; b < run->backends.count; ++b)
+        for (size_t s = 0; s < run->sizes.count; ++s)
+          for (size_t t = 0; t < run->nthreads; ++t)
+            for (size_t r = 0; r < run->nranks; ++r) {
+              const spec_combo *combo = &run->combos[c];
+              sweep_job item = {
+                  .job = {.app = run->app, .variant = variants[v], .backend = run->backends.items[b],
+                          .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
+                          .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
+                          .label = run->label, .params = combo->params, .params_text = combo->text},
+                  .combo = app_combo(app, variants[v], run->backends.items[b])};
+              MAPP_TRY(push_job(jobs, capacity, &item));
+            }
   return MAPP_OK;
 }
 

@@ -13,6 +13,9 @@
  *       scaling: weak                 # weak | strong (default strong)
  *       args: ["--steps", "50"]       # extra app flags (optional; "{run}" is the run's path stem)
  *       label: steps50                # optional name of this entry's setting (default: its args)
+ *       matrix:                       # optional: app flags swept as one more product
+ *         --instances: [64, 512]      # every combination is a job; its values are
+ *         --iterations: [0, 100]      # recorded as `params` ({instances: 64, ...})
  *   plots:                            # speedup references, in order of preference:
  *     reference: [{variant: mpi, backend: serial}, {variant: percrm, backend: serial}]
  *                                     # each app uses the first its results contain
@@ -21,12 +24,21 @@
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "apps.h"
 #include "job.h"
 #include "reference.h"
 #include "strv.h"
+
+/* One combination of an entry's matrix (an entry without one has a single
+ * combination: its args, no params). */
+typedef struct {
+  strv args;      /* the entry's args, then this combination's flags and values */
+  json_t *params; /* {"instances": 64, ...} (NULL without a matrix) */
+  char *text;     /* "instances=64 iterations=100" (NULL without a matrix) */
+} spec_combo;
 
 typedef struct {
   char *app;
@@ -36,6 +48,10 @@ typedef struct {
   size_t nranks, nthreads;
   char *scaling;
   char *label; /* optional: names what sets this entry apart (file names, report rows) */
+  strv matrix_flags;      /* "--instances", ... */
+  strv *matrix_values;    /* per flag, its values */
+  spec_combo *combos;     /* the product of the matrix, at least one */
+  size_t ncombos;
 } spec_run;
 
 typedef struct {

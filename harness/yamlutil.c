@@ -242,6 +242,17 @@ int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values
   return MAPP_OK;
 }
 
+int yaml_map_keys(const yaml_map *m, strv *keys) {
+  if (!m->node) return MAPP_OK;
+  void *iter = NULL;
+  for (struct fy_node_pair *p; (p = fy_node_mapping_iterate(m->node, &iter));) {
+    const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
+    if (!name) return mapp_fail(MAPP_ERR_INPUT, "%s: a key of a mapping is not a single value", m->origin);
+    MAPP_TRY(strv_push(keys, name));
+  }
+  return MAPP_OK;
+}
+
 int yaml_get_map(const yaml_map *m, const char *key, yaml_map *sub) {
   struct fy_node *value;
   MAPP_TRY(lookup(m, key, false, &value));

@@ -40,6 +40,8 @@ int yaml_get_longs(const yaml_map *m, const char *key, bool required, long min, 
                    size_t *count);
 /* A mapping of scalars to scalars, appended to names/values in file order. */
 int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values);
+/* The keys of mapping m, in file order. */
+int yaml_map_keys(const yaml_map *m, strv *keys);
 /* A nested mapping (sub->node NULL when absent). */
 int yaml_get_map(const yaml_map *m, const char *key, yaml_map *sub);
 /* Each item of a sequence of mappings, as yaml_maps (malloc'd array). */

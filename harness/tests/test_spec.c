@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -11,6 +12,7 @@
 #include "apps.h"
 #include "env.h"
 #include "mapp_error.h"
+#include "job.h"
 #include "spec.h"
 
 static const char good_spec[] =
@@ -167,6 +169,42 @@ static void expansion_checks_apps_and_variants(void **state) {
   app_info_free(&heat);
 }
 
+/* matrix: every combination of the flags' values is a job with the flags
+ * appended and the values recorded as params; labels and stems tell them
+ * apart. */
+static void expands_a_matrix(void **state) {
+  (void)state;
+  sweep_spec spec;
+  app_info heat;
+  sweep_jobs jobs;
+  const char *text = "name: m\nruns:\n  - app: heat\n    variants: [mpi]\n    ranks: [1, 2]\n    label: grid\n"
+                     "    args: [\"--steps\", \"5\"]\n    matrix:\n      --rows: [10, 20, 40]\n      cols: [7, x]\n";
+  assert_int_equal(spec_parse_string(text, "m.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec.runs[0].ncombos, 6);
+  assert_int_equal(app_info_parse(heat_list, "heat", &heat), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &heat, 1, &jobs), MAPP_OK);
+  assert_int_equal(jobs.count, 6 * 2);
+  const job *j = &jobs.items[2 * 2].job; /* combination 2 (x 2 ranks): rows 20, cols 7, the first flag slowest */
+  char *args = strv_join(j->extra_args, " ");
+  assert_string_equal(args, "--steps 5 --rows 20 --cols 7");
+  free(args);
+  assert_int_equal(json_integer_value(json_object_get(j->params, "rows")), 20);
+  assert_int_equal(json_integer_value(json_object_get(j->params, "cols")), 7);
+  assert_string_equal(json_string_value(json_object_get(jobs.items[2].job.params, "cols")), "x");
+  char *setting = job_setting(j), *stem = job_stem(j), *other = job_stem(&jobs.items[0].job);
+  assert_string_equal(setting, "grid rows=20 cols=7");
+  assert_string_equal(stem, "heat-mpi-serial-tiny-strong-n1-t1-grid-rows=20_cols=7-r0");
+  assert_string_not_equal(stem, other);
+  free(setting);
+  free(stem);
+  free(other);
+  sweep_jobs_free(&jobs);
+  app_info_free(&heat);
+  spec_free(&spec);
+  expect_spec_error("name: m\nruns:\n  - app: heat\n    ranks: [1]\n    matrix: {--rows: []}\n", "'--rows' has no values");
+  expect_spec_error("name: m\nruns:\n  - app: heat\n    ranks: [1]\n    matrix: {--rows: 4}\n", "must be a list");
+}
+
 static void parses_app_listing(void **state) {
   (void)state;
   app_info heat;
@@ -214,6 +252,7 @@ int main(void) {
       cmocka_unit_test(error_names_the_line),
       cmocka_unit_test(expands_the_product_repetition_outermost),
       cmocka_unit_test(expansion_checks_apps_and_variants),
+      cmocka_unit_test(expands_a_matrix),
       cmocka_unit_test(parses_app_listing),
       cmocka_unit_test(parses_environments),
   };
