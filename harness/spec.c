@@ -166,15 +166,53 @@ static int parse_reference(const yaml_map *ref, speedup_refs *refs) {
   return status;
 }
 
+static int parse_bool(const yaml_map *m, const char *key, bool *out) {
+  char *text = NULL;
+  MAPP_TRY(yaml_get_string(m, key, false, &text));
+  if (!text) return MAPP_OK;
+  bool yes = !strcmp(text, "true") || !strcmp(text, "yes"), no = !strcmp(text, "false") || !strcmp(text, "no");
+  free(text);
+  if (!yes && !no) return yaml_error_at(m, key, "'%s' must be true or false", key);
+  *out = yes;
+  return MAPP_OK;
+}
+
+static int parse_figure(const yaml_map *m, figure_spec *f) {
+  static const char *const keys[] = {"name", "app", "x", "y", "logx", "logy", "series", "title", NULL};
+  MAPP_TRY(yaml_check_keys(m, keys));
+  MAPP_TRY(yaml_get_string(m, "name", true, &f->name));
+  MAPP_TRY(check_name(m, "name", f->name));
+  MAPP_TRY(yaml_get_string(m, "app", false, &f->app));
+  MAPP_TRY(yaml_get_string(m, "x", true, &f->x));
+  MAPP_TRY(yaml_get_string(m, "y", true, &f->y));
+  MAPP_TRY(yaml_get_string(m, "title", false, &f->title));
+  MAPP_TRY(parse_bool(m, "logx", &f->logx));
+  MAPP_TRY(parse_bool(m, "logy", &f->logy));
+  MAPP_TRY(yaml_get_strings(m, "series", false, &f->series));
+  if (!f->series.count) {
+    MAPP_TRY(strv_push(&f->series, "variant"));
+    MAPP_TRY(strv_push(&f->series, "backend"));
+  }
+  /* A matrix flag may be named as written in the matrix (--iterations). */
+  if (f->x[0] == '-') memmove(f->x, f->x + strspn(f->x, "-"), strlen(f->x + strspn(f->x, "-")) + 1);
+  return MAPP_OK;
+}
+
 static int parse_plots(const yaml_map *root, sweep_spec *spec) {
-  static const char *const plot_keys[] = {"reference", NULL};
-  yaml_map plots, *refs = NULL;
-  size_t count = 0;
+  static const char *const plot_keys[] = {"reference", "figures", NULL};
+  yaml_map plots, *refs = NULL, *figures = NULL;
+  size_t count = 0, nfigures = 0;
   MAPP_TRY(yaml_get_map(root, "plots", &plots));
   MAPP_TRY(yaml_check_keys(&plots, plot_keys));
   int status = yaml_get_map_or_list(&plots, "reference", &refs, &count);
   for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_reference(&refs[i], &spec->reference);
   free(refs);
+  if (status == MAPP_OK) status = yaml_get_map_list(&plots, "figures", false, &figures, &nfigures);
+  if (status == MAPP_OK && nfigures && !(spec->figures = calloc(nfigures, sizeof *spec->figures)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) spec->nfigures = nfigures;
+  for (size_t i = 0; status == MAPP_OK && i < nfigures; ++i) status = parse_figure(&figures[i], &spec->figures[i]);
+  free(figures);
   return status;
 }
 
@@ -250,6 +288,8 @@ void spec_free(sweep_spec *spec) {
   free(spec->description);
   free(spec->origin);
   speedup_refs_free(&spec->reference);
+  for (size_t i = 0; i < spec->nfigures; ++i) figure_spec_free(&spec->figures[i]);
+  free(spec->figures);
   *spec = (sweep_spec){0};
 }
 

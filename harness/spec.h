@@ -20,6 +20,14 @@
  *     reference: [{variant: mpi, backend: serial}, {variant: percrm, backend: serial}]
  *                                     # each app uses the first its results contain
  *                                     # (a single {variant, backend} map is a list of one)
+ *     figures:                        # figures of any axis (figures.h), each per app:
+ *       - name: metg                  #   APP-metg.png
+ *         x: iterations               #   ranks | threads | size | a matrix parameter
+ *         y: app_data.efficiency      #   fom | efficiency | speedup | a record field path
+ *         logx: true                  #   log axes (default false)
+ *         series: [variant, backend]  #   record fields that make a series (this default)
+ *         app: subgraph               #   optional: one app only
+ *         title: ...                  #   optional
  */
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
@@ -28,6 +36,7 @@
 #include <stddef.h>
 
 #include "apps.h"
+#include "figures.h"
 #include "job.h"
 #include "reference.h"
 #include "strv.h"
@@ -60,6 +69,8 @@ typedef struct {
   spec_run *runs;
   size_t nruns;
   speedup_refs reference; /* empty: no speedup figure or column */
+  figure_spec *figures;   /* plots.figures: the spec's own figures */
+  size_t nfigures;
 } sweep_spec;
 
 int spec_load(const char *path, sweep_spec *spec);

@@ -1,0 +1,55 @@
+/* Figures a sweep spec asks for (`plots: figures:`): any x (ranks,
+ * threads, size, or a matrix parameter), any y (the figure of merit, weak
+ * efficiency, speedup over a reference variant, or a record field such as
+ * app_data.metg_us), log axes, series by variant/backend/setting. This
+ * file turns records into the series of one figure; plot.c draws them. */
+#ifndef HARNESS_FIGURES_H
+#define HARNESS_FIGURES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "reference.h"
+#include "strv.h"
+
+typedef struct {
+  char *name;   /* file stem part: APP-NAME.png */
+  char *app;    /* only this app's records (NULL: one figure per app) */
+  char *x;      /* "ranks", "threads", "size" or a params name ("iterations") */
+  char *y;      /* "fom", "efficiency", "speedup" or a field path ("app_data.metg_us") */
+  char *title;  /* NULL: made from the axes */
+  bool logx, logy;
+  strv series;  /* record fields that make a series: variant, backend, setting, size, ... */
+} figure_spec;
+
+void figure_spec_free(figure_spec *f);
+
+typedef struct {
+  double x, y, low, high; /* median of the repetitions and their min, max */
+} figure_point;
+
+typedef struct {
+  char *label;           /* "batched/omp" */
+  figure_point *points;  /* in increasing x */
+  size_t count;
+} figure_series;
+
+typedef struct {
+  figure_series *series;
+  size_t count;
+  bool categorical;      /* x is text (size): points' x are 0, 1, ... */
+  strv categories;       /* their names, in first-seen order */
+  char *reference;       /* speedup: "variant/backend" measured against */
+} figure_data;
+
+/* The series of figure f for `app` from records (those of other apps, and
+ * runs that did not exit 0, are skipped). refs: speedup references in order
+ * of preference (the first whose variant/backend the app's records hold);
+ * when none matches, the first variant/backend of the records. A record
+ * missing x or y is an input error naming the field. */
+int figure_collect(const json_t *records, const figure_spec *f, const char *app, const speedup_refs *refs,
+                   figure_data *out);
+void figure_data_free(figure_data *d);
+
+#endif
