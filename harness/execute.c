@@ -50,6 +50,7 @@ static int add_harness_fields(json_t *record, const job *j, const execute_option
   free(key);
   char *setting = job_setting(j);
   json_object_set_new(record, "setting", setting ? json_string(setting) : json_null());
+  json_object_set_new(record, "label", j->label ? json_string(j->label) : json_null());
   if (j->params) json_object_set(record, "params", (json_t *)j->params);
   free(setting);
   json_object_set_new(record, "sweep", opt->sweep ? json_string(opt->sweep) : json_null());

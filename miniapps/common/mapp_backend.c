@@ -104,8 +104,12 @@ void mapp_print_variants_json(const char *app, const mapp_variant_info *table, b
     bool first = true;
     for (int b = 0; b < MAPP_BACKEND_COUNT; ++b) {
       if (!(v->backends & (1u << b))) continue;
-      fprintf(out, "%s{\"name\":\"%s\",\"built\":%s,\"cpu\":%s}", first ? "" : ",", backend_names[b],
-              mapp_backend_built((mapp_backend)b) ? "true" : "false",
+      bool built = mapp_backend_built((mapp_backend)b);
+      /* usable: built, and for CUDA a device is present (a sweep skips, and
+       * says so, what is built but cannot run here) */
+      bool usable = built && (b != MAPP_BACKEND_CUDA || mapp_cuda_device_count() > 0);
+      fprintf(out, "%s{\"name\":\"%s\",\"built\":%s,\"usable\":%s,\"cpu\":%s}", first ? "" : ",",
+              backend_names[b], built ? "true" : "false", usable ? "true" : "false",
               mapp_backend_is_cpu((mapp_backend)b) ? "true" : "false");
       first = false;
     }
