@@ -92,6 +92,7 @@ int app_info_parse(const char *json_text, const char *app, app_info *info) {
 }
 
 int app_query(const char *app, const harness_env *env, app_info *info) {
+  *info = (app_info){0}; /* freeable whatever fails below */
   char *exe = paths_app_executable(NULL, app);
   if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (access(exe, X_OK) != 0) {

@@ -156,6 +156,11 @@ static int compare_field(hid_t base, hid_t cand, compare_report *r, tolerance ro
   f->tol = root_tol;
   MAPP_TRY(field_tolerance(base, r, f->name, &f->tol));
   apply_override(ovr, &f->tol);
+  /* exact has no bound: a --bound under it would be ignored while the user
+   * believes the check is looser (or tighter) than it is. */
+  if (ovr && ovr->bound_set && f->tol.model == TOL_EXACT)
+    return mapp_fail(MAPP_ERR_INPUT, "--bound %g has no meaning under the exact model of dataset '%s' (%s): "
+                                     "give --model abs, rel or ulp with it", ovr->bound, f->name, r->baseline);
   double *ref = NULL, *got = NULL;
   int status = h5_read_doubles(base, r->baseline, f->name, &f->shape, &ref);
   if (status == MAPP_OK) status = h5_read_doubles(cand, r->candidate, f->name, &f->shape, &got);

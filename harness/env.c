@@ -14,7 +14,7 @@ extern const char harness_default_env_yaml[];
 
 static const char *const env_keys[] = {
     "name", "description", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
-    "gpus_per_node", "env", "partition", "account", "time", "modules", "directives", NULL};
+    "gpus_per_node", "env", "partition", "account", "time", "modules", "directives", "max_ranks", NULL};
 
 /* cores_per_node: an integer, or "auto" (the default) for this machine's online cores. */
 static int read_cores(const yaml_map *root, harness_env *env) {
@@ -42,6 +42,23 @@ static int read_scheduler(const yaml_map *root, harness_env *env) {
   return status;
 }
 
+/* max_ranks: given, or for a machine without a scheduler ENV_RANKS_PER_CORE
+ * per core; with a scheduler the cluster decides (0, no limit here). */
+static int read_max_ranks(const yaml_map *root, harness_env *env) {
+  env->max_ranks = 0;
+  MAPP_TRY(yaml_get_long(root, "max_ranks", false, 1, &env->max_ranks));
+  if (env->max_ranks == 0 && env->scheduler == SCHEDULER_NONE) env->max_ranks = ENV_RANKS_PER_CORE * env->cores_per_node;
+  return MAPP_OK;
+}
+
+int env_check_ranks(const harness_env *env, long ranks) {
+  if (env->max_ranks <= 0 || ranks <= env->max_ranks) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_INPUT, "%ld ranks is more than environment %s (%s) offers: at most %ld (%ld cores%s); "
+                                   "set max_ranks in an environment file (--env) to allow more", ranks, env->name,
+                   env->origin, env->max_ranks, env->cores_per_node,
+                   env->scheduler == SCHEDULER_NONE ? ", oversubscribed" : " per node");
+}
+
 static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_check_keys(root, env_keys));
   MAPP_TRY(yaml_get_string(root, "name", true, &env->name));
@@ -52,6 +69,7 @@ static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(read_scheduler(root, env));
   MAPP_TRY(read_cores(root, env));
   MAPP_TRY(yaml_get_long(root, "gpus_per_node", false, 0, &env->gpus_per_node));
+  MAPP_TRY(read_max_ranks(root, env));
   MAPP_TRY(yaml_get_pairs(root, "env", &env->env_names, &env->env_values));
   MAPP_TRY(yaml_get_string(root, "partition", false, &env->partition));
   MAPP_TRY(yaml_get_string(root, "account", false, &env->account));

@@ -15,6 +15,7 @@ typedef struct {
   strv launcher_args; /* after the rank count, before the executable */
   scheduler_kind scheduler;
   long cores_per_node, gpus_per_node;
+  long max_ranks; /* most ranks one launch may ask for; 0: no limit (a scheduler decides) */
   strv env_names, env_values; /* exported to every launch */
   /* batch jobs only */
   char *partition, *account, *time_limit;
@@ -27,5 +28,13 @@ typedef struct {
 int env_load(const char *path, harness_env *env);
 int env_parse_string(const char *text, const char *origin, harness_env *env);
 void env_free(harness_env *env);
+/* An input error when a launch of `ranks` ranks is more than the
+ * environment offers (its max_ranks), rather than a launcher that tries
+ * to start them all and hangs the machine. */
+int env_check_ranks(const harness_env *env, long ranks);
+
+/* Without a scheduler the launcher oversubscribes this machine's cores;
+ * beyond this many ranks per core a launch only thrashes (or never starts). */
+#define ENV_RANKS_PER_CORE 16
 
 #endif

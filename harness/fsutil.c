@@ -1,10 +1,14 @@
+/* flock(2) is BSD, not POSIX: ask glibc for it. */
+#define _DEFAULT_SOURCE 1
 #include "fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,4 +145,48 @@ char *path_absolute(const char *path) {
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) return NULL;
   return path_join(cwd, path);
+}
+
+/* "pid 1234 (mapp sweep)" from the lock file of the holder, or "pid unknown". */
+static void lock_holder(int fd, char *buf, size_t len) {
+  char text[128] = "";
+  ssize_t got = pread(fd, text, sizeof text - 1, 0);
+  text[got > 0 ? got : 0] = '\0';
+  text[strcspn(text, "\n")] = '\0';
+  snprintf(buf, len, "%s", text[0] ? text : "pid unknown");
+}
+
+int dir_lock(const char *dir, const char *verb, int *fd) {
+  *fd = -1;
+  char *path = path_join(dir, ".lock");
+  if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  /* Close-on-exec: the apps a sweep launches must not inherit (and keep)
+   * the lock after mapp itself has ended. */
+  int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int status = MAPP_OK;
+  if (lock < 0) {
+    status = mapp_fail(MAPP_ERR_INPUT, "cannot lock results folder %s (%s: %s)", dir, path, strerror(errno));
+  } else if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    char holder[160];
+    lock_holder(lock, holder, sizeof holder);
+    status = errno == EWOULDBLOCK
+                 ? mapp_fail(MAPP_ERR_INPUT, "results folder %s is in use by %s: wait for it to end, or use "
+                                             "another --out", dir, holder)
+                 : mapp_fail(MAPP_ERR_SYSTEM, "cannot lock %s: %s", path, strerror(errno));
+    close(lock);
+  } else {
+    char text[160];
+    int len = snprintf(text, sizeof text, "pid %ld (mapp %s)\n", (long)getpid(), verb);
+    if (ftruncate(lock, 0) != 0 || pwrite(lock, text, (size_t)len, 0) != len)
+      status = mapp_fail(MAPP_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
+    if (status == MAPP_OK) *fd = lock;
+    else close(lock);
+  }
+  free(path);
+  return status;
+}
+
+void dir_unlock(int *fd) {
+  if (*fd >= 0) close(*fd); /* closing drops the flock; the file stays for the next holder */
+  *fd = -1;
 }

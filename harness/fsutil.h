@@ -33,4 +33,13 @@ char *path_stem(const char *path, const char *ext);
 /* An absolute version of path (relative ones against the working directory). */
 char *path_absolute(const char *path);
 
+/* An exclusive lock on a folder (flock on DIR/.lock, which records the
+ * holder's pid and verb), held until dir_unlock or the process ends; the
+ * kernel drops it when the holder dies, so a killed sweep never leaves it
+ * stuck. A folder another process holds is an input error naming that
+ * process's pid: two sweeps into one results folder would delete each
+ * other's answers. *fd is -1 when nothing is held. */
+int dir_lock(const char *dir, const char *verb, int *fd);
+void dir_unlock(int *fd);
+
 #endif

@@ -43,7 +43,10 @@ static const verb *find_verb(const char *name) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    print_usage(stderr);
+    /* Bad input is one line; the usage is a --help away. */
+    fprintf(stderr, "mapp: error: no verb given (verbs:");
+    for (size_t i = 0; i < VERB_COUNT; ++i) fprintf(stderr, " %s", verbs[i].name);
+    fprintf(stderr, "; see mapp --help)\n");
     return MAPP_ERR_INPUT;
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {

@@ -44,6 +44,46 @@ static void figure_title(const plot_set *set, char *buf, size_t len) {
   snprintf(buf, len, "%s%s%s", titles[set->kind], reference[0] ? " " : "", reference);
 }
 
+/* A string for the inside of a single-quoted gnuplot string: gnuplot's
+ * only escape there is '' for a quote, and a line break would end the
+ * command. Strings from results.jsonl (app, variant, FOM name, the folder's
+ * name) are anyone's to write, and unescaped they could close the quote and
+ * call system() (issue 14); so every one goes through here (plot.h). */
+char *plot_gnuplot_quoted(const char *text) {
+  char *out = malloc(2 * strlen(text) + 1), *o = out;
+  for (const char *c = text; out && *c; ++c) {
+    unsigned char ch = (unsigned char)*c;
+    if (ch == '\'') *o++ = '\'';
+    *o++ = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+  }
+  if (out) *o = '\0';
+  return out;
+}
+
+/* A record's string as a file-name stem: letters, digits and ._+- kept,
+ * anything else (a slash, a quote, a blank) '_', so a figure stays in
+ * plots/ and its name needs no quoting anywhere. */
+void plot_file_stem(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  for (const char *c = text; *c && n + 1 < len; ++c) {
+    unsigned char ch = (unsigned char)*c;
+    bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.' || ch == '_' || ch == '+' || ch == '-';
+    buf[n++] = plain ? (char)ch : '_';
+  }
+  buf[n] = '\0';
+  if (n == 0 || buf[0] == '.') snprintf(buf, len, "app%s", n ? buf : "");
+}
+
+/* A series label inside the data file's double quotes (columnheader):
+ * quotes, backslashes and line breaks would end it or start a new line. */
+static void data_label(const char *text, FILE *f) {
+  for (const char *c = text; *c; ++c) {
+    unsigned char ch = (unsigned char)*c;
+    fputc(ch == '"' ? '\'' : ch == '\\' || ch < 0x20 || ch == 0x7f ? ' ' : (int)ch, f);
+  }
+}
+
 typedef struct {
   const char *name, *value;
 } placeholder;
@@ -93,10 +133,16 @@ static int write_data(const plot_set *set, const char *path) {
   if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
   char what[192];
   figure_title(set, what, sizeof what);
-  fprintf(f, "# %s %s: ranks value low high (median and min/max over repetitions)\n", set->app, what);
+  fputs("# ", f);
+  data_label(set->app, f);
+  fputc(' ', f);
+  data_label(what, f);
+  fputs(": ranks value low high (median and min/max over repetitions)\n", f);
   for (size_t i = 0; i < set->nseries; ++i) {
     const plot_series *s = &set->series[i];
-    fprintf(f, "%s\"%s\"\n", i ? "\n\n" : "", s->label);
+    fprintf(f, "%s\"", i ? "\n\n" : "");
+    data_label(s->label, f);
+    fputs("\"\n", f);
     for (size_t k = 0; k < s->npoints; ++k)
       fprintf(f, "%ld %.9g %.9g %.9g\n", s->points[k].ranks, s->points[k].y.value, s->points[k].y.low,
               s->points[k].y.high);
@@ -147,20 +193,32 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   figure_title(set, what, sizeof what);
   snprintf(title, sizeof title, "%s: %s (%s)", set->app, what, ctx->sweep_name);
   format_xtics(set, xtics, sizeof xtics);
+  /* Every string a template puts between quotes, escaped (plot_gnuplot_quoted). */
+  char *q_title = plot_gnuplot_quoted(title), *q_data = plot_gnuplot_quoted(data_name);
+  char *q_fom = plot_gnuplot_quoted(set->fom_name), *q_reference = plot_gnuplot_quoted(reference);
+  if (status == MAPP_OK && !(q_title && q_data && q_fom && q_reference))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   placeholder subs[] = {{"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
-                        {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", title}, {"DATA", data_name},
-                        {"FOM", set->fom_name}, {"REFERENCE", reference},
-                        {"COMMON", ""}};
+                        {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", q_title ? q_title : ""},
+                        {"DATA", q_data ? q_data : ""}, {"FOM", q_fom ? q_fom : ""},
+                        {"REFERENCE", q_reference ? q_reference : ""}, {"COMMON", ""}};
   size_t nsubs = sizeof subs / sizeof subs[0];
   char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
   subs[nsubs - 1].value = look ? look : "";
   char *figure = look ? fill_template(body, subs, nsubs) : NULL;
   strv lines = {0};
+  char *q_stem = plot_gnuplot_quoted(stem);
+  if (status == MAPP_OK && figure && !q_stem) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   for (size_t i = 0; figure && status == MAPP_OK && i < ctx->formats->count; ++i) {
     const char *format = ctx->formats->items[i];
-    status = strv_pushf(&lines, "%s\nset output '%s.%s'\n%s\nunset output\nreset\n", terminal_of(format), stem,
+    status = strv_pushf(&lines, "%s\nset output '%s.%s'\n%s\nunset output\nreset\n", terminal_of(format), q_stem,
                         format, figure);
   }
+  free(q_stem);
+  free(q_title);
+  free(q_data);
+  free(q_fom);
+  free(q_reference);
   if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && !(*script = strv_join(&lines, "\n"))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   strv_free(&lines);
@@ -203,8 +261,9 @@ static int collect_images(const render_context *ctx, const char *stem) {
 }
 
 static int render(const render_context *ctx, const plot_set *set) {
-  char stem[256], data_name[300], script_name[300];
-  snprintf(stem, sizeof stem, "%s-%s", set->app, plot_kind_slug(set->kind));
+  char stem[256], data_name[300], script_name[300], app[200];
+  plot_file_stem(set->app, app, sizeof app);
+  snprintf(stem, sizeof stem, "%s-%s", app, plot_kind_slug(set->kind));
   snprintf(data_name, sizeof data_name, "%s.dat", stem);
   snprintf(script_name, sizeof script_name, "%s.gp", stem);
   char *data_path = path_join(ctx->plots_dir, data_name), *script_path = path_join(ctx->plots_dir, script_name);

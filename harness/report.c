@@ -134,8 +134,9 @@ static void write_group_row(FILE *f, const group_table *t, const result_group *g
 
 static void write_figures(FILE *f, const char *app, const strv *images) {
   for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
-    char name[256];
-    snprintf(name, sizeof name, "%s-%s.png", app, plot_kind_slug((plot_kind)kind));
+    char name[256], stem[200];
+    plot_file_stem(app, stem, sizeof stem);
+    snprintf(name, sizeof name, "%s-%s.png", stem, plot_kind_slug((plot_kind)kind));
     for (size_t i = 0; i < images->count; ++i) {
       const char *slash = strrchr(images->items[i], '/');
       if (strcmp(slash ? slash + 1 : images->items[i], name) == 0)

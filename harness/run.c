@@ -79,7 +79,8 @@ static int run_app(const run_options *o, const char *app_name, const strv *extra
   job_result res = {0};
   job_files files = {0};
   execute_options opt = {.check_baseline = true, .keep_output = true};
-  int status = app_query(app_name, &env, &app);
+  int status = env_check_ranks(&env, o->ranks);
+  if (status == MAPP_OK) status = app_query(app_name, &env, &app);
   if (status == MAPP_OK) status = resolve_job(&app, o, extra, &j);
   if (status == MAPP_OK) status = make_dirs(o->out);
   if (status == MAPP_OK) status = job_files_make(o->out, &j, &files);

@@ -1,6 +1,7 @@
 /* mapp submit SPEC --env ENV: one batch script per configuration (all its
  * repetitions), submitted with sbatch; mapp collect RESULTS: the records of
  * the jobs that finished, judged like a sweep's runs. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,51 @@ typedef struct {
   const sweep_paths *paths; /* absolute */
 } submit_context;
 
+/* A value for an #SBATCH line: sbatch reads it up to the first blank (and
+ * an unquoted '#' starts a comment) unless it is in double quotes, inside
+ * which a backslash escapes the next character. A line break cannot be
+ * carried at all, so a name with one is refused here rather than failing at
+ * sbatch or cutting a path at its first space. malloc'd into *quoted. */
+static int sbatch_quote(const char *what, const char *value, char **quoted) {
+  *quoted = NULL;
+  for (const char *c = value; *c; ++c)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      return mapp_fail(MAPP_ERR_INPUT, "%s has a control character (byte %d at offset %d) that an #SBATCH line "
+                                       "cannot carry", what, (int)(unsigned char)*c, (int)(c - value));
+  char *out = malloc(2 * strlen(value) + 3), *o = out;
+  if (!out) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  *o++ = '"';
+  for (const char *c = value; *c; ++c) {
+    if (*c == '"' || *c == '\\') *o++ = '\\';
+    *o++ = *c;
+  }
+  *o++ = '"';
+  *o = '\0';
+  *quoted = out;
+  return MAPP_OK;
+}
+
+/* "#SBATCH --NAME=\"VALUE\"" with VALUE printf'd from fmt. */
+static int push_quoted_directive(strv *lines, const char *name, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int push_quoted_directive(strv *lines, const char *name, const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *value = str_vprintf(fmt, ap), *quoted = NULL;
+  va_end(ap);
+  int status = value ? sbatch_quote(what, value, &quoted) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = strv_pushf(lines, "#SBATCH --%s=%s", name, quoted);
+  free(quoted);
+  free(value);
+  return status;
+}
+
 static int push_directives(strv *lines, const harness_env *env, const job *j, const char *stem,
                            const char *sweep_name, const char *jobs_dir) {
   long nodes;
   MAPP_TRY(node_count(env, j, &nodes));
   MAPP_TRY(strv_push(lines, "#!/bin/bash"));
-  MAPP_TRY(strv_pushf(lines, "#SBATCH --job-name=mapp-%s-%s", sweep_name, stem));
+  MAPP_TRY(push_quoted_directive(lines, "job-name", "the job name", "mapp-%s-%s", sweep_name, stem));
   if (env->partition) MAPP_TRY(strv_pushf(lines, "#SBATCH --partition=%s", env->partition));
   if (env->account) MAPP_TRY(strv_pushf(lines, "#SBATCH --account=%s", env->account));
   if (env->time_limit) MAPP_TRY(strv_pushf(lines, "#SBATCH --time=%s", env->time_limit));
@@ -61,7 +101,7 @@ static int push_directives(strv *lines, const harness_env *env, const job *j, co
   MAPP_TRY(strv_pushf(lines, "#SBATCH --ntasks=%ld", j->ranks));
   MAPP_TRY(strv_pushf(lines, "#SBATCH --cpus-per-task=%ld", j->threads));
   if (strcmp(j->backend, "cuda") == 0) MAPP_TRY(strv_push(lines, "#SBATCH --gpus-per-task=1"));
-  MAPP_TRY(strv_pushf(lines, "#SBATCH --output=%s/%s.out", jobs_dir, stem));
+  MAPP_TRY(push_quoted_directive(lines, "output", "the jobs folder", "%s/%s.out", jobs_dir, stem));
   for (size_t i = 0; i < env->directives.count; ++i)
     MAPP_TRY(strv_pushf(lines, "#SBATCH %s", env->directives.items[i]));
   return MAPP_OK;
@@ -217,7 +257,7 @@ static int make_absolute(sweep_paths *p) {
 static int prepare_paths(const sweep_setup *setup, const char *spec_path, const char *out, bool dry_run,
                          sweep_paths *paths) {
   if (dry_run) MAPP_TRY(sweep_paths_make(&setup->spec, out, paths));
-  else MAPP_TRY(sweep_paths_prepare(&setup->spec, spec_path, out, true, paths));
+  else MAPP_TRY(sweep_paths_prepare(&setup->spec, spec_path, out, true, "submit", paths));
   MAPP_TRY(make_absolute(paths));
   return dry_run ? MAPP_OK : make_dirs(paths->jobs_dir);
 }
@@ -414,13 +454,55 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
   return MAPP_OK;
 }
 
+static bool positive_integer(const json_t *value) { return json_is_integer(value) && json_integer_value(value) >= 1; }
+
+/* One entry of "jobs" as submit_one writes it. */
+static int check_job_entry(const json_t *e, size_t i, const char *path) {
+  static const char *const texts[] = {"stem", "app", "variant", "backend", "size", "scaling", NULL};
+  if (!json_is_object(e)) return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu] is not an object", path, i);
+  for (size_t k = 0; texts[k]; ++k)
+    if (!json_is_string(json_object_get(e, texts[k])))
+      return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu] lacks the string '%s'", path, i, texts[k]);
+  if (!positive_integer(json_object_get(e, "ranks")) || !positive_integer(json_object_get(e, "threads")))
+    return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu]: 'ranks' and 'threads' must be integers >= 1", path, i);
+  if (!json_is_array(json_object_get(e, "launches")))
+    return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu] lacks its 'launches' list", path, i);
+  const json_t *args = json_object_get(e, "args"), *id = json_object_get(e, "job_id");
+  if (args && !json_is_array(args)) return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu]: 'args' must be a list", path, i);
+  if (id && !json_is_string(id) && !json_is_null(id))
+    return mapp_fail(MAPP_ERR_INPUT, "%s: jobs[%zu]: 'job_id' must be a string", path, i);
+  return MAPP_OK;
+}
+
+/* jobs.json as mapp submit writes it: anything else ({"jobs": 5}, a
+ * hand-edited or truncated file) is an input error naming what is wrong,
+ * never a collect that finds nothing and exits 0. */
+static int check_jobs_file(const json_t *doc, const char *path) {
+  if (!json_is_object(doc)) return mapp_fail(MAPP_ERR_INPUT, "%s is not the JSON object mapp submit writes", path);
+  if (!json_is_string(json_object_get(doc, "sweep")) || !json_is_string(json_object_get(doc, "runs_dir")))
+    return mapp_fail(MAPP_ERR_INPUT, "%s lacks the strings 'sweep' and 'runs_dir' (was it written by mapp submit?)",
+                     path);
+  if (!positive_integer(json_object_get(doc, "repetitions")))
+    return mapp_fail(MAPP_ERR_INPUT, "%s: 'repetitions' must be an integer >= 1", path);
+  const json_t *jobs = json_object_get(doc, "jobs");
+  if (!json_is_array(jobs) || json_array_size(jobs) == 0)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: 'jobs' must be a non-empty list of submitted jobs", path);
+  size_t i;
+  const json_t *e;
+  json_array_foreach(jobs, i, e) MAPP_TRY(check_job_entry(e, i, path));
+  return MAPP_OK;
+}
+
 static int collect(const char *dir) {
   char *jobs_path = path_join(dir, "jobs.json"), *results_file = path_join(dir, "results.jsonl");
   json_error_t err;
   json_t *doc = NULL, *done = NULL;
+  int lock = -1;
   int status = jobs_path && results_file ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && !(doc = json_load_file(jobs_path, 0, &err)))
     status = mapp_fail(MAPP_ERR_INPUT, "cannot read %s: %s (was the sweep submitted with mapp submit?)", jobs_path, err.text);
+  if (status == MAPP_OK) status = check_jobs_file(doc, jobs_path);
+  if (status == MAPP_OK) status = dir_lock(dir, "collect", &lock);
   if (status == MAPP_OK) status = sweep_done_keys(results_file, true, &done);
   collect_tally tally = {0};
   if (status == MAPP_OK) status = collect_jobs(doc, results_file, done, &tally);
@@ -429,6 +511,7 @@ static int collect(const char *dir) {
            tally.collected, tally.collected == 1 ? "" : "s", tally.failed, tally.pending, tally.already, results_file);
     status = tally.failed ? MAPP_ERR_VERIFY : MAPP_OK;
   }
+  dir_unlock(&lock);
   json_decref(done);
   json_decref(doc);
   free(results_file);

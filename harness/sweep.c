@@ -93,12 +93,20 @@ static void print_summary(const sweep_spec *spec, const char *results_file, cons
   printf("results: %s\n", results_file);
 }
 
+/* Before anything runs: a job the environment cannot place fails the sweep now. */
+static int check_placement(const sweep_setup *setup) {
+  for (size_t i = 0; i < setup->jobs.count; ++i)
+    if (setup->jobs.items[i].combo == COMBO_RUNNABLE) MAPP_TRY(env_check_ranks(&setup->env, setup->jobs.items[i].job.ranks));
+  return MAPP_OK;
+}
+
 static int sweep(const char *spec_path, const char *out, const char *env_path, bool resume, bool keep_output) {
   sweep_setup setup;
   MAPP_TRY(sweep_setup_open(spec_path, env_path, &setup));
   sweep_paths paths = {0};
   json_t *done = NULL;
-  int status = sweep_paths_prepare(&setup.spec, spec_path, out, resume, &paths);
+  int status = check_placement(&setup);
+  if (status == MAPP_OK) status = sweep_paths_prepare(&setup.spec, spec_path, out, resume, "sweep", &paths);
   if (status == MAPP_OK) status = sweep_done_keys(paths.results_file, resume, &done);
   sweep_tally tally = {0};
   sweep_context ctx = {.env = &setup.env, .results_file = paths.results_file,

@@ -82,10 +82,12 @@ static int repair(const char *results_file) {
 }
 
 int sweep_paths_prepare(const sweep_spec *spec, const char *spec_path, const char *out, bool resume,
-                        sweep_paths *p) {
+                        const char *verb, sweep_paths *p) {
   MAPP_TRY(sweep_paths_make(spec, out, p));
   char *spec_copy = path_join(p->dir, "spec.yaml");
   int status = spec_copy ? make_dirs(p->runs_dir) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = dir_lock(p->dir, verb, &p->lock_fd);
+  if (status == MAPP_OK) p->locked = true;
   if (status == MAPP_OK) status = resume ? repair(p->results_file) : move_aside(p->results_file, p->dir);
   if (status == MAPP_OK) status = copy_text_file(spec_path, spec_copy);
   free(spec_copy);
@@ -94,6 +96,7 @@ int sweep_paths_prepare(const sweep_spec *spec, const char *spec_path, const cha
 }
 
 void sweep_paths_free(sweep_paths *p) {
+  if (p->locked) dir_unlock(&p->lock_fd);
   free(p->dir);
   free(p->results_file);
   free(p->runs_dir);

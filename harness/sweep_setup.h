@@ -27,16 +27,21 @@ typedef struct {
   char *results_file; /* OUT/<name>/results.jsonl */
   char *runs_dir;     /* OUT/<name>/runs: answers, records and logs of each run */
   char *jobs_dir;     /* OUT/<name>/jobs: batch scripts (submit) */
+  int lock_fd;        /* the folder's lock (prepare takes it, free drops it); -1 none */
+  bool locked;
 } sweep_paths;
 
 /* Only the names (nothing is created). */
 int sweep_paths_make(const sweep_spec *spec, const char *out, sweep_paths *p);
-/* The names, and the folders made with a copy of the spec as spec.yaml. A
+/* The names, and the folders made with a copy of the spec as spec.yaml,
+ * under an exclusive lock of OUT/<name> (another sweep, submit or collect
+ * of the same folder is refused, naming its pid) held until
+ * sweep_paths_free. A
  * fresh sweep moves an earlier results.jsonl aside (results-<time>.jsonl)
  * rather than mixing two sweeps' records; a resumed one drops a torn last
  * line so its appends start clean. */
 int sweep_paths_prepare(const sweep_spec *spec, const char *spec_path, const char *out, bool resume,
-                        sweep_paths *p);
+                        const char *verb, sweep_paths *p);
 void sweep_paths_free(sweep_paths *p);
 /* The keys of the records already in results_file when resuming, else an
  * empty set. */

@@ -6,6 +6,8 @@
 expect_exit 0 "$MAPP" --help
 expect_output "sweep"
 expect_exit 2 "$MAPP"
+expect_output "no verb given"
+expect_one_error_line "$MAPP"
 expect_exit 2 "$MAPP" frobnicate
 expect_output "unknown verb 'frobnicate'"
 expect_one_error_line "$MAPP" frobnicate

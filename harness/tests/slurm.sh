@@ -122,6 +122,24 @@ grep -q '^## crm' $R/report.md || fail "report has no crm section"
 grep -Eq '^\| batched \| serial \| 2 \| 1 \| tiny \| weak \| [0-9.e+]+ \|.*\| pass \| pass \| 1 \|$' $R/report.md ||
   fail "report lacks the crm row with verify and baseline pass"
 
+# ---- a results path with a space: #SBATCH --output= is quoted, so sbatch
+# keeps the path whole (unquoted, it cut it at the space and the job failed)
+cat >spaced.yaml <<'YAML'
+name: slurm-spaced
+runs:
+  - app: heat
+    variants: [mpi]
+    backends: [serial]
+    ranks: [1]
+    sizes: [tiny]
+YAML
+S="spaced results/slurm-spaced"
+expect_exit 0 "$MAPP" submit spaced.yaml --env "$ENV_FILE" --out "spaced results"
+wait_jobs "$(submitted_ids "$S")"
+[ -f "$S/jobs/heat-mpi-serial-tiny-strong-n1-t1.out" ] || fail "the job's output is not at the quoted path: $(ls -R "spaced results")"
+expect_exit 0 "$MAPP" collect "$S"
+expect_output "collected 1 record (0 failed)"
+
 # ---- a sweep that must fail: bad flags (the app exits 2), in two entries of
 # one configuration set apart by args and by a label, and 2 ranks collected
 # against a baseline one element of which is perturbed

@@ -5,6 +5,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -90,6 +96,116 @@ void apply_timing(benchmark::internal::Benchmark *b, const mapp_bench_options &o
   b->Unit(time_unit(o.unit));
 }
 
+// Google Benchmark's own flag parsing turns bad values into aborts
+// (--benchmark_repetitions=-1: std::length_error), usage text with exit 0
+// (--benchmark_format=xml) or silent defaults (a boolean that is not one
+// reads as true), so every flag it knows is checked here first and a bad
+// value is one line and exit 2, like any other bad input.
+enum class flag_kind { boolean, text, path, count, seconds, seconds_or_zero, choice, key_values, verbosity };
+
+struct flag_rule {
+  const char *name;
+  flag_kind kind;
+  const char *choices; // flag_kind::choice: '|'-separated
+};
+
+const flag_rule flag_rules[] = {
+    {"benchmark_list_tests", flag_kind::boolean, nullptr},
+    {"benchmark_filter", flag_kind::text, nullptr},
+    {"benchmark_min_time", flag_kind::seconds, nullptr},
+    {"benchmark_min_warmup_time", flag_kind::seconds_or_zero, nullptr},
+    {"benchmark_repetitions", flag_kind::count, nullptr},
+    {"benchmark_enable_random_interleaving", flag_kind::boolean, nullptr},
+    {"benchmark_report_aggregates_only", flag_kind::boolean, nullptr},
+    {"benchmark_display_aggregates_only", flag_kind::boolean, nullptr},
+    {"benchmark_format", flag_kind::choice, "console|json|csv"},
+    {"benchmark_out_format", flag_kind::choice, "console|json|csv"},
+    {"benchmark_out", flag_kind::path, nullptr},
+    {"benchmark_color", flag_kind::choice, "auto|true|false|yes|no|on|off|1|0"},
+    {"benchmark_counters_tabular", flag_kind::boolean, nullptr},
+    {"benchmark_perf_counters", flag_kind::text, nullptr},
+    {"benchmark_context", flag_kind::key_values, nullptr},
+    {"benchmark_time_unit", flag_kind::choice, "ns|us|ms|s"},
+    {"v", flag_kind::verbosity, nullptr},
+};
+
+bool one_of(const std::string &value, const char *choices, bool ignore_case) {
+  std::string v = value;
+  if (ignore_case)
+    for (char &c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const char *p = choices;
+  while (*p) {
+    size_t len = std::strcspn(p, "|");
+    if (v.size() == len && v.compare(0, len, p, len) == 0) return true;
+    p += len + (p[len] == '|');
+  }
+  return false;
+}
+
+bool parse_long(const std::string &text, long lo, long hi) {
+  if (text.empty()) return false;
+  char *end = nullptr;
+  errno = 0;
+  long v = std::strtol(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0' && v >= lo && v <= hi;
+}
+
+bool parse_seconds(const std::string &text, bool zero_ok) {
+  if (text.empty()) return false;
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  return *end == '\0' && std::isfinite(v) && (zero_ok ? v >= 0.0 : v > 0.0);
+}
+
+bool parse_key_values(const std::string &text) {
+  if (text.empty()) return false;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string pair = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+// What a valid value looks like, for the error line; "" when value is valid.
+std::string value_problem(const flag_rule &rule, const std::string &value, bool has_value) {
+  switch (rule.kind) {
+  case flag_kind::boolean:
+    return !has_value || one_of(value, "true|false|yes|no|on|off|1|0|t|f|y|n", true)
+               ? ""
+               : "must be true or false";
+  case flag_kind::text: return has_value ? "" : "needs a value (=TEXT)";
+  case flag_kind::path: return has_value && !value.empty() ? "" : "needs a file name (=FILE)";
+  case flag_kind::count: return parse_long(value, 1, INT32_MAX) ? "" : "must be a whole number >= 1";
+  case flag_kind::seconds: return parse_seconds(value, false) ? "" : "must be a number of seconds > 0";
+  case flag_kind::seconds_or_zero: return parse_seconds(value, true) ? "" : "must be a number of seconds >= 0";
+  case flag_kind::choice:
+    return has_value && one_of(value, rule.choices, false) ? "" : std::string("must be one of ") + rule.choices;
+  case flag_kind::key_values: return parse_key_values(value) ? "" : "must be KEY=VALUE[,KEY=VALUE...]";
+  case flag_kind::verbosity: return parse_long(value, 0, 1000) ? "" : "must be a whole number >= 0";
+  }
+  return "";
+}
+
+int check_benchmark_flags(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (std::strncmp(arg, "--", 2) != 0) continue;
+    const char *name = arg + 2, *eq = std::strchr(name, '=');
+    size_t len = eq ? static_cast<size_t>(eq - name) : std::strlen(name);
+    for (const flag_rule &rule : flag_rules) {
+      if (std::strlen(rule.name) != len || std::strncmp(rule.name, name, len) != 0) continue;
+      std::string problem = value_problem(rule, eq ? std::string(eq + 1) : std::string(), eq != nullptr);
+      if (!problem.empty()) return mapp_fail(MAPP_ERR_INPUT, "%s: %s", arg, problem.c_str());
+    }
+  }
+  return MAPP_OK;
+}
+
 } // namespace
 
 extern "C" {
@@ -107,7 +223,10 @@ int mapp_bench_register(const char *name, mapp_bench_fn fn, void *arg,
   return MAPP_OK;
 }
 
+int mapp_bench_check_flags(int argc, char **argv) { return check_benchmark_flags(argc, argv); }
+
 int mapp_bench_main(int argc, char **argv) {
+  MAPP_TRY(check_benchmark_flags(argc, argv));
   benchmark::Initialize(&argc, argv); // removes the --benchmark_* flags it knows
   // Anything left is ours to report, as one line (Google Benchmark's
   // ReportUnrecognizedArguments would print its own besides).

@@ -87,11 +87,19 @@ int mapp_bench_register(const char *name, mapp_bench_fn fn, void *arg,
 
 /* Google Benchmark's main: parses and removes the --benchmark_* flags,
  * runs the benchmarks the filter selects, reports them. Returns MAPP_OK;
- * MAPP_ERR_INPUT for an unknown flag or a filter that matches nothing;
+ * MAPP_ERR_INPUT for an unknown flag, a bad value of a --benchmark_* flag
+ * (checked here before Google Benchmark sees it: --benchmark_repetitions=-1,
+ * --benchmark_format=xml, a boolean that is not one) or a filter that
+ * matches nothing;
  * MAPP_ERR_SYSTEM when a benchmark skipped with an error (so a bench that
  * could not run fails CI instead of printing a quiet row); the reason is
  * recorded for mapp_report_error. --help prints the flags and exits 0. */
 int mapp_bench_main(int argc, char **argv);
+/* The --benchmark_* flag check mapp_bench_main starts with, for a bench
+ * main that does work of its own before it (a bandwidth probe, a data set):
+ * call it first, so bad flags are refused before anything runs or prints.
+ * MAPP_OK, or MAPP_ERR_INPUT naming the flag and what it must be. */
+int mapp_bench_check_flags(int argc, char **argv);
 
 /* ---- inside a benchmark function ---- */
 

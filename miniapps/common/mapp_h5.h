@@ -13,6 +13,21 @@
 
 #define MAPP_H5_MAX_RANK 4
 
+/* Writing an answer is all or nothing, and never leaves the ranks apart:
+ *  - mapp_h5_create writes to PATH.partial; mapp_h5_close renames it to PATH
+ *    only when every rank wrote every piece, and otherwise removes it (and
+ *    an earlier PATH the run was to replace), so after a failure no file
+ *    reads as an answer;
+ *  - every write on such a file (fields, attributes, provenance, close) ends
+ *    with the ranks agreeing on its status: a step that failed on one rank
+ *    (a full disk) returns the same failure on all, with the first failing
+ *    rank's message, and later steps return it without touching the file,
+ *    so callers' `if (status == MAPP_OK)` chains stay collective;
+ *  - a PATH that is a device, pipe (exit 3) or folder (exit 2) is refused
+ *    before anything is written;
+ *  - mapp_h5_close must be called on every path (it is what releases the
+ *    file), and it leaves no HDF5 handle open, also after a failure: HDF5
+ *    1.10 crashes at MPI_Finalize on a file whose close failed. */
 int mapp_h5_create(MPI_Comm comm, const char *path, hid_t *file);
 int mapp_h5_open_read(MPI_Comm comm, const char *path, hid_t *file);
 int mapp_h5_close(hid_t file);
