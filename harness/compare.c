@@ -226,9 +226,9 @@ static void print_envelope_field(const field_result *f, int width, FILE *out) {
   const mapp_envelope_result *e = &f->envelope.result;
   char where[128];
   worst_where(f, where, sizeof where);
-  fprintf(out, "%-*s  model=envelope envelope=%.3g difference=%.3g bound=%.3g (%g x max(envelope, floor %g))  "
-               "worst_abs=%.3g%s  ", width, f->name, e->envelope, e->difference, e->bound, f->envelope.params.multiple,
-          f->envelope.params.floor, f->stats.worst_abs, where);
+  fprintf(out, "%-*s  model=envelope envelope=%.3g (set by %s) difference=%.3g bound=%.3g (%g x max(envelope, floor %g))  "
+               "worst_abs=%.3g%s  ", width, f->name, e->envelope, f->envelope.member, e->difference, e->bound,
+          f->envelope.params.multiple, f->envelope.params.floor, f->stats.worst_abs, where);
   if (e->passed) fprintf(out, "PASS\n");
   else fprintf(out, "FAIL (difference %.3g > bound %.3g)\n", e->difference, e->bound);
 }
@@ -282,6 +282,7 @@ static json_t *field_json(const field_result *f) {
                         (json_int_t)s->violations, "passed", f->passed);
   if (j && envelope) {
     json_object_set_new(j, "envelope", json_number(f->envelope.result.envelope));
+    json_object_set_new(j, "envelope_member", json_string(f->envelope.member));
     json_object_set_new(j, "difference", json_number(f->envelope.result.difference));
     json_object_set_new(j, "multiple", json_number(f->envelope.params.multiple));
     json_object_set_new(j, "floor", json_number(f->envelope.params.floor));
