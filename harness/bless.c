@@ -350,7 +350,7 @@ static int resolve_tolerance(bless_options *o, char **o0_default, tolerance *tol
  * preset's case, e.g. tiny, tiny-weak4) or --case. */
 static int require_case(bless_options *o) {
   if (!o->size && !o->case_name)
-    return mapp_fail(MAPP_ERR_INPUT, "mapp bless needs the case it writes: --size tiny|small|medium|large "
+    return mapp_fail(MAPP_ERR_INPUT, "mapp bless needs the case it writes: --size PRESET (one of the app's: tiny, small, ...) "
                                      "(or --case NAME for a custom problem)");
   if (!o->size) o->size = "tiny";
   return MAPP_OK;

@@ -106,8 +106,8 @@ int verb_run(int argc, char **argv) {
        .help = "MPI ranks (also -n)"},
       {.name = "variant", .kind = MAPP_OPT_STRING, .dest = &o.variant, .help = "implementation variant",
        .default_text = "the app's first"},
-      {.name = "backend", .kind = MAPP_OPT_CHOICE, .dest = &o.backend, .choices = "serial|omp|cuda", .help = "backend"},
-      {.name = "size", .kind = MAPP_OPT_CHOICE, .dest = &o.size, .choices = "tiny|small|medium|large",
+      {.name = "backend", .kind = MAPP_OPT_STRING, .dest = &o.backend, .help = "backend (see mapp list)"},
+      {.name = "size", .kind = MAPP_OPT_STRING, .dest = &o.size,
        .help = "problem size preset"},
       {.name = "scaling", .kind = MAPP_OPT_CHOICE, .dest = &o.scaling, .choices = "weak|strong",
        .help = "weak: the size is per rank; strong: the size is global"},
@@ -121,6 +121,14 @@ int verb_run(int argc, char **argv) {
   int status = verb_parse("run", "APP", "Run one mini-app through the environment's launcher, check its answer "
                           "against its baseline\nand print one row. Flags after -- go to the app.",
                           opts, 1, 1, true, argc, argv, &args);
+  /* The size and backend name files of the run: one plain name each (the
+   * app itself says whether it has them). */
+  const char *named[] = {o.size, o.backend};
+  for (size_t i = 0; status == MAPP_OK && !args.help_shown && i < 2; ++i)
+    if (!named[i][0] || named[i][0] == '.' ||
+        strspn(named[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(named[i]))
+      status = mapp_fail(MAPP_ERR_INPUT, "--%s must be a plain name (letters, digits, '.', '_', '-'), got '%s'",
+                         i ? "backend" : "size", named[i]);
   if (status == MAPP_OK && !args.help_shown) status = run_app(&o, args.cli.positional[0], &args.passthrough);
   verb_args_free(&args);
   return status;
