@@ -3,7 +3,8 @@
 # line here (the call in its tests/CMakeLists.txt):
 #
 #   APP.baseline.CASE.VARIANT.BACKEND.nR   `mapp run` against baselines/APP/CASE.h5
-#       for every variant x built CPU backend, tiny.h5 at 1, 2 and 4 ranks
+#       for every variant x built CPU backend (but variants the table marks
+#       not_alone: no answer of their own), tiny.h5 at 1, 2 and 4 ranks
 #       and tiny-weakR.h5 at R ranks under --scaling weak;
 #   APP.agree.VARIANT.BACKEND.nR           every answer dataset bit for bit
 #       equal to the first variant's on its first CPU backend on 1 rank

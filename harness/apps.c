@@ -57,6 +57,8 @@ static int parse_backends(const json_t *list, const char *app, app_variant *v) {
       return mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list: a backend of variant %s has no name", app, v->name);
     v->backends[i].name = json_string_copy(b, "name");
     v->backends[i].built = json_is_true(json_object_get(b, "built"));
+    const json_t *usable = json_object_get(b, "usable");
+    v->backends[i].usable = usable ? json_is_true(usable) : v->backends[i].built;
   }
   return MAPP_OK;
 }
@@ -76,7 +78,9 @@ static int parse_variants(const json_t *root, const char *app, app_info *info) {
     info->variants[i].description = json_string_copy(v, "description");
     MAPP_TRY(parse_backends(json_object_get(v, "backends"), app, &info->variants[i]));
   }
-  return MAPP_OK;
+  const app_variant *first = &info->variants[0];
+  info->reference = str_printf("%s/%s", first->name, first->nbackends ? first->backends[0].name : "serial");
+  return info->reference ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
 int app_info_parse(const char *json_text, const char *app, app_info *info) {
@@ -126,7 +130,8 @@ combo_status app_combo(const app_info *info, const char *variant, const char *ba
   const app_variant *v = app_find_variant(info, variant);
   if (!v) return COMBO_UNKNOWN_VARIANT;
   for (size_t i = 0; i < v->nbackends; ++i)
-    if (strcmp(v->backends[i].name, backend) == 0) return v->backends[i].built ? COMBO_RUNNABLE : COMBO_NOT_BUILT;
+    if (strcmp(v->backends[i].name, backend) == 0)
+      return !v->backends[i].built ? COMBO_NOT_BUILT : v->backends[i].usable ? COMBO_RUNNABLE : COMBO_NO_DEVICE;
   return COMBO_NOT_WRITTEN;
 }
 
@@ -140,5 +145,6 @@ void app_info_free(app_info *info) {
   }
   free(info->variants);
   free(info->name);
+  free(info->reference);
   *info = (app_info){0};
 }

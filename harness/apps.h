@@ -13,6 +13,7 @@
 typedef struct {
   char *name;
   bool built;
+  bool usable; /* built, and its device present here (--list's "usable"; built when absent) */
 } app_backend;
 
 typedef struct {
@@ -25,12 +26,14 @@ typedef struct {
   char *name;
   app_variant *variants; /* the first is the app's reference variant */
   size_t nvariants;
+  char *reference;       /* "VARIANT/BACKEND": the first variant on its first backend (speedup's default) */
 } app_info;
 
 /* Whether a variant/backend pair can run in this build. */
 typedef enum {
   COMBO_RUNNABLE,
   COMBO_NOT_BUILT,      /* written, but not compiled into this build (e.g. cuda without nvcc) */
+  COMBO_NO_DEVICE,      /* built, but its device is not on this machine (cuda without a GPU) */
   COMBO_NOT_WRITTEN,    /* the variant has no such backend */
   COMBO_UNKNOWN_VARIANT /* the app has no such variant */
 } combo_status;

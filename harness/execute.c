@@ -51,6 +51,7 @@ static int add_harness_fields(json_t *record, const job *j, const execute_option
   char *setting = job_setting(j);
   json_object_set_new(record, "setting", setting ? json_string(setting) : json_null());
   json_object_set_new(record, "label", j->label ? json_string(j->label) : json_null());
+  if (j->reference) json_object_set_new(record, "reference", json_string(j->reference));
   if (j->params) json_object_set(record, "params", (json_t *)j->params);
   free(setting);
   json_object_set_new(record, "sweep", opt->sweep ? json_string(opt->sweep) : json_null());
@@ -84,6 +85,8 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
     base = json_pack("{s:s, s:n}", "status", "none", "file");
   json_object_set_new(res->record, "baseline", base);
   res->outcome = classify(res->record, proc->exit_code);
+  /* The report's table of failures points at what the run printed. */
+  json_object_set_new(res->record, "log", json_string(files->log));
   drop_output_if_passed(res->record, files, opt, res->outcome);
   return MAPP_OK;
 }
@@ -108,6 +111,7 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
   proc_request req = {.argv = &argv, .env_names = &names, .env_values = &values, .log_path = files->log};
   if (status == MAPP_OK) status = proc_run(&req, &proc);
   if (status == MAPP_OK) status = job_judge(j, files, launch, &proc, opt, res);
+  if (status == MAPP_OK && env->name) json_object_set_new(res->record, "env", json_string(env->name));
   free(launch);
   strv_free(&argv);
   strv_free(&names);

@@ -15,6 +15,7 @@ typedef struct {
   const char *label;      /* the sweep entry's label (may be NULL) */
   const json_t *params;   /* the matrix values of this job, recorded as `params` (may be NULL) */
   const char *params_text; /* the same as "name=value ..." (NULL without a matrix) */
+  const char *reference;  /* the app's default speedup reference "VARIANT/BACKEND" (may be NULL) */
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
 } job;
 

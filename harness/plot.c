@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures.h"
 #include "fsutil.h"
 #include "mapp_build_info.h"
 #include "mapp_error.h"
+#include "mapp_record.h"
 #include "paths.h"
 #include "plotdata.h"
 #include "proc.h"
@@ -173,7 +175,25 @@ typedef struct {
   const char *plots_dir, *sweep_name;
   const strv *formats;
   strv *written;
+  const char *footer; /* PDF footer: environment, compiler, revision, date (gnuplot-quoted) */
 } render_context;
+
+/* For each format its terminal and output, the figure, and on PDF (the
+ * report's print copy) a footer line saying where the numbers came from. */
+static int push_outputs(const render_context *ctx, const char *stem, const char *figure, strv *lines) {
+  char *q_stem = plot_gnuplot_quoted(stem);
+  if (!q_stem) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < ctx->formats->count; ++i) {
+    const char *format = ctx->formats->items[i];
+    bool pdf = strcmp(format, "pdf") == 0;
+    status = strv_pushf(&lines[0], "%s\nset output '%s.%s'\n%s%s%s%s\nunset output\nreset\n", terminal_of(format),
+                        q_stem, format, pdf && ctx->footer ? "set label 999 '" : "", pdf && ctx->footer ? ctx->footer : "",
+                        pdf && ctx->footer ? "' at screen 0.01, screen 0.015 font ',6' front\n" : "", figure);
+  }
+  free(q_stem);
+  return status;
+}
 
 /* The script: for each format its terminal and output, then the figure. */
 static int build_script(const render_context *ctx, const plot_set *set, const char *stem, const char *data_name,
@@ -207,14 +227,7 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   subs[nsubs - 1].value = look ? look : "";
   char *figure = look ? fill_template(body, subs, nsubs) : NULL;
   strv lines = {0};
-  char *q_stem = plot_gnuplot_quoted(stem);
-  if (status == MAPP_OK && figure && !q_stem) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  for (size_t i = 0; figure && status == MAPP_OK && i < ctx->formats->count; ++i) {
-    const char *format = ctx->formats->items[i];
-    status = strv_pushf(&lines, "%s\nset output '%s.%s'\n%s\nunset output\nreset\n", terminal_of(format), q_stem,
-                        format, figure);
-  }
-  free(q_stem);
+  if (figure && status == MAPP_OK) status = push_outputs(ctx, stem, figure, &lines);
   free(q_title);
   free(q_data);
   free(q_fom);
@@ -290,6 +303,120 @@ static int render_app(const render_context *ctx, const group_table *t, const cha
   return MAPP_OK;
 }
 
+/* ---------------------------------------------------------------- spec figures */
+
+static int write_figure_data(const figure_data *d, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  for (size_t k = 0; k < d->count; ++k) {
+    fputc('"', f);
+    data_label(d->series[k].label, f);
+    fputs("\"\n", f);
+    for (size_t i = 0; i < d->series[k].count; ++i) {
+      const figure_point *p = &d->series[k].points[i];
+      fprintf(f, "%.17g %.17g %.17g %.17g\n", p->x, p->y, p->low, p->high);
+    }
+    fputs("\n\n", f);
+  }
+  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* The x axis: log, or the categories' names as tics. */
+static int figure_xaxis(const figure_spec *f, const figure_data *d, char **out) {
+  if (!d->categorical) return (*out = strdup(f->logx ? "set logscale x 10" : "")) ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  strv tics = {0};
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < d->categories.count; ++i) {
+    char *q = plot_gnuplot_quoted(d->categories.items[i]);
+    status = q ? strv_pushf(&tics, "'%s' %zu", q, i) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(q);
+  }
+  char *list = status == MAPP_OK ? strv_join(&tics, ", ") : NULL;
+  *out = list ? str_printf("set xrange [-0.5:%zu.5]\nset xtics (%s)", d->categories.count - 1, list) : NULL;
+  free(list);
+  strv_free(&tics);
+  return status == MAPP_OK && !*out ? mapp_fail(MAPP_ERR_SYSTEM, "out of memory") : status;
+}
+
+static int figure_script(const render_context *ctx, const figure_spec *f, const char *app, const figure_data *d,
+                         const char *stem, const char *data_name, char **script) {
+  char *common = NULL, *body = NULL, *xaxis = NULL;
+  MAPP_TRY(read_template("common.gp", &common));
+  int status = read_template("figure.gp", &body);
+  if (status == MAPP_OK) status = figure_xaxis(f, d, &xaxis);
+  char title[512], ylabel[256], nseries[32];
+  if (f->title) snprintf(title, sizeof title, "%s: %s (%s)", app, f->title, ctx->sweep_name);
+  else snprintf(title, sizeof title, "%s: %s against %s (%s)", app, f->y, f->x, ctx->sweep_name);
+  if (!strcmp(f->y, "speedup")) snprintf(ylabel, sizeof ylabel, "speedup over %s", d->reference ? d->reference : "?");
+  else snprintf(ylabel, sizeof ylabel, "%s", f->y);
+  snprintf(nseries, sizeof nseries, "%zu", d->count);
+  char *q_title = plot_gnuplot_quoted(title), *q_data = plot_gnuplot_quoted(data_name);
+  char *q_x = plot_gnuplot_quoted(f->x), *q_y = plot_gnuplot_quoted(ylabel);
+  if (status == MAPP_OK && !(q_title && q_data && q_x && q_y)) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  const char *yaxis = f->logy ? "set logscale y 10\nset format y '%g'" : "set yrange [0:*]\nset format y '%.1s%c'";
+  placeholder subs[] = {{"XMIN", "*"}, {"XMAX", "*"}, {"XTICS", "'' 1"}, {"XAXIS", xaxis ? xaxis : ""},
+                        {"YAXIS", yaxis}, {"TITLE", q_title ? q_title : ""}, {"XLABEL", q_x ? q_x : ""},
+                        {"YLABEL", q_y ? q_y : ""}, {"NSERIES", nseries}, {"DATA", q_data ? q_data : ""},
+                        {"COMMON", ""}};
+  size_t nsubs = sizeof subs / sizeof subs[0];
+  char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
+  subs[nsubs - 1].value = look ? look : "";
+  char *figure = look ? fill_template(body, subs, nsubs) : NULL;
+  strv lines = {0};
+  if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = push_outputs(ctx, stem, figure, &lines);
+  if (status == MAPP_OK && !(*script = strv_join(&lines, "\n"))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  strv_free(&lines);
+  free(figure);
+  free(look);
+  free(q_title);
+  free(q_data);
+  free(q_x);
+  free(q_y);
+  free(xaxis);
+  free(body);
+  free(common);
+  return status;
+}
+
+static int render_figure(const render_context *ctx, const figure_spec *f, const char *app, const figure_data *d) {
+  char stem[256], data_name[300], script_name[300], app_stem[200], name_stem[64];
+  plot_file_stem(app, app_stem, sizeof app_stem);
+  plot_file_stem(f->name, name_stem, sizeof name_stem);
+  snprintf(stem, sizeof stem, "%s-%s", app_stem, name_stem);
+  snprintf(data_name, sizeof data_name, "%s.dat", stem);
+  snprintf(script_name, sizeof script_name, "%s.gp", stem);
+  char *data_path = path_join(ctx->plots_dir, data_name), *script_path = path_join(ctx->plots_dir, script_name);
+  char *script = NULL;
+  int status = data_path && script_path ? write_figure_data(d, data_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = figure_script(ctx, f, app, d, stem, data_name, &script);
+  if (status == MAPP_OK) status = write_text_file(script_path, script);
+  if (status == MAPP_OK) status = run_gnuplot(ctx->plots_dir, script_name);
+  if (status == MAPP_OK) status = collect_images(ctx, stem);
+  free(script);
+  free(script_path);
+  free(data_path);
+  return status;
+}
+
+/* The spec's figures for each app they name (every app of the results when
+ * they name none); an app without the figure's x or y in its records is an
+ * input error naming both. */
+static int draw_figures(const render_context *ctx, const json_t *records, const speedup_refs *refs,
+                        const sweep_spec *spec, const char *const *apps, size_t napps) {
+  for (size_t i = 0; i < spec->nfigures; ++i)
+    for (size_t a = 0; a < napps; ++a) {
+      const figure_spec *f = &spec->figures[i];
+      if (f->app && strcmp(f->app, apps[a]) != 0) continue;
+      figure_data d;
+      MAPP_TRY(figure_collect(records, f, apps[a], refs, &d));
+      int status = d.count ? render_figure(ctx, f, apps[a], &d) : MAPP_OK;
+      figure_data_free(&d);
+      MAPP_TRY(status);
+    }
+  return MAPP_OK;
+}
+
 int plot_reference(const char *results_dir, const char *given, speedup_refs *refs) {
   *refs = (speedup_refs){0};
   if (given) return speedup_refs_parse(given, refs);
@@ -326,7 +453,7 @@ static int write_index(const char *results_file, const strv *written) {
   return status;
 }
 
-static int draw(const render_context *ctx, const json_t *records, const speedup_refs *refs) {
+static int draw(const render_context *ctx, const json_t *records, const speedup_refs *refs, const sweep_spec *spec) {
   group_table table;
   MAPP_TRY(stats_group(records, &table));
   const char *apps[64];
@@ -334,8 +461,33 @@ static int draw(const render_context *ctx, const json_t *records, const speedup_
   int status = MAPP_OK;
   for (size_t i = 0; status == MAPP_OK && i < napps; ++i)
     status = render_app(ctx, &table, apps[i], refs);
+  if (status == MAPP_OK) status = draw_figures(ctx, records, refs, spec, apps, napps);
   group_table_free(&table);
   return status;
+}
+
+/* The results folder's spec (for its figures); an empty one when it has none. */
+static int load_spec(const char *dir, sweep_spec *spec) {
+  *spec = (sweep_spec){0};
+  char *path = path_join(dir, "spec.yaml");
+  int status = !path ? mapp_fail(MAPP_ERR_SYSTEM, "out of memory") : path_exists(path) ? spec_load(path, spec) : MAPP_OK;
+  free(path);
+  return status;
+}
+
+/* "env local, GNU 12.2.0, revision abc123, 2026-11-23T08:00Z": where the
+ * numbers of a printed figure came from (the first record's). */
+static char *footer_of(const json_t *records) {
+  const json_t *r = json_array_get(records, 0);
+  char when[32];
+  mapp_utc_now(when, sizeof when);
+  const char *env = json_string_value(json_object_get(r, "env")), *cc = json_string_value(json_object_get(r, "compiler"));
+  const char *rev = json_string_value(json_object_get(r, "git_revision")), *host = json_string_value(json_object_get(r, "host"));
+  char *text = str_printf("mapp | env %s | host %s | %s | revision %s | plotted %s", env ? env : "?", host ? host : "?",
+                          cc ? cc : "?", rev ? rev : "?", when);
+  char *quoted = text ? plot_gnuplot_quoted(text) : NULL;
+  free(text);
+  return quoted;
 }
 
 int plot_results(const char *results_file, const char *reference, const strv *formats, strv *written) {
@@ -348,9 +500,16 @@ int plot_results(const char *results_file, const char *reference, const strv *fo
   json_t *records = NULL;
   int status = plots_dir && sweep_name ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
+  if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
   if (status == MAPP_OK) status = make_dirs(plots_dir);
-  render_context ctx = {.plots_dir = plots_dir, .sweep_name = sweep_name, .formats = formats, .written = written};
-  if (status == MAPP_OK) status = draw(&ctx, records, &refs);
+  sweep_spec spec = {0};
+  if (status == MAPP_OK) status = load_spec(dir, &spec);
+  char *footer = status == MAPP_OK ? footer_of(records) : NULL;
+  render_context ctx = {.plots_dir = plots_dir, .sweep_name = sweep_name, .formats = formats, .written = written,
+                        .footer = footer};
+  if (status == MAPP_OK) status = draw(&ctx, records, &refs, &spec);
+  spec_free(&spec);
+  free(footer);
   if (status == MAPP_OK) status = write_index(results_file, written);
   json_decref(records);
   speedup_refs_free(&refs);

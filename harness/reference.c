@@ -1,5 +1,8 @@
 #include "reference.h"
 
+#include <jansson.h>
+#include <stdbool.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,4 +70,21 @@ void speedup_refs_free(speedup_refs *refs) {
   }
   free(refs->items);
   *refs = (speedup_refs){0};
+}
+
+int speedup_refs_from_records(const void *records, speedup_refs *refs) {
+  size_t i;
+  const json_t *r;
+  json_array_foreach((const json_t *)records, i, r) {
+    const char *text = json_string_value(json_object_get(r, "reference"));
+    if (!text) continue;
+    bool known = false;
+    for (size_t k = 0; k < refs->count && !known; ++k) {
+      char have[256];
+      speedup_ref_text(&refs->items[k], have, sizeof have);
+      known = strcmp(have, text) == 0;
+    }
+    if (!known) MAPP_TRY(speedup_refs_parse(text, refs));
+  }
+  return MAPP_OK;
 }

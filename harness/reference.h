@@ -25,5 +25,9 @@ char *speedup_refs_format(const speedup_refs *refs);
 /* "percrm/serial" into buf; "" for NULL (no reference). */
 void speedup_ref_text(const speedup_ref *ref, char *buf, size_t len);
 void speedup_refs_free(speedup_refs *refs);
+/* Appends each distinct "reference" ("VARIANT/BACKEND", the app's first
+ * variant, written by the sweep) of a JSON array of records: the default
+ * when neither --reference nor the spec names one. */
+int speedup_refs_from_records(const void *records, speedup_refs *refs);
 
 #endif

@@ -275,6 +275,7 @@ static int report(const char *results_arg, const char *reference) {
   if (status == MAPP_OK && json_array_size(records) == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no records", results_file);
   if (status == MAPP_OK) status = ensure_plots(results_file, reference, &images);
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
+  if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
   if (status == MAPP_OK) status = spec_description(dir, &description);
   report_context ctx = {.dir = dir, .name = name, .description = description, .refs = &refs, .images = &images};
   if (status == MAPP_OK) status = write_markdown(md, &ctx, records);

@@ -29,6 +29,9 @@ static int resolve_job(const app_info *app, const run_options *o, const strv *ex
   case COMBO_NOT_BUILT:
     return mapp_fail(MAPP_ERR_INPUT, "%s variant %s: the %s backend is not built in this build", j->app,
                      j->variant, j->backend);
+  case COMBO_NO_DEVICE:
+    return mapp_fail(MAPP_ERR_INPUT, "%s variant %s: the %s backend has no device on this machine", j->app,
+                     j->variant, j->backend);
   }
   return MAPP_OK;
 }

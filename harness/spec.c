@@ -341,7 +341,8 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                   .job = {.app = run->app, .variant = variants[v], .backend = run->backends.items[b],
                           .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
                           .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
-                          .label = run->label, .params = combo->params, .params_text = combo->text},
+                          .label = run->label, .params = combo->params, .params_text = combo->text,
+                          .reference = app->reference},
                   .combo = app_combo(app, variants[v], run->backends.items[b])};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }

@@ -26,6 +26,7 @@ typedef struct {
 static const char *skip_reason(combo_status combo) {
   switch (combo) {
   case COMBO_NOT_BUILT: return "skip (not built)";
+  case COMBO_NO_DEVICE: return "skip (no device here)";
   case COMBO_NOT_WRITTEN: return "skip (no such backend)";
   default: return "skip";
   }

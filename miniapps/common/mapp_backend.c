@@ -98,9 +98,9 @@ int mapp_select_backend(const char *app, const mapp_variant_info *table, const c
 void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise, FILE *out) {
   fprintf(out, "{\"app\":\"%s\",\"bitwise_variants\":%s,\"variants\":[", app, bitwise ? "true" : "false");
   for (const mapp_variant_info *v = table; v->name; ++v) {
-    fprintf(out, "%s{\"name\":\"%s\",\"description\":\"%s\",\"mpi_threads\":\"%s\",\"backends\":[",
+    fprintf(out, "%s{\"name\":\"%s\",\"description\":\"%s\",\"mpi_threads\":\"%s\",\"alone\":%s,\"backends\":[",
             v == table ? "" : ",", v->name, v->description ? v->description : "",
-            v->mpi_threads == MAPP_MPI_MULTIPLE ? "multiple" : "funneled");
+            v->mpi_threads == MAPP_MPI_MULTIPLE ? "multiple" : "funneled", v->not_alone ? "false" : "true");
     bool first = true;
     for (int b = 0; b < MAPP_BACKEND_COUNT; ++b) {
       if (!(v->backends & (1u << b))) continue;

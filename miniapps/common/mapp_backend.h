@@ -72,6 +72,10 @@ typedef struct {
   mapp_mpi_threads mpi_threads;
   mapp_entry entry; /* the variant's implementation (an app-typed function) */
   int kind;         /* or its app-defined tag, where one code takes the variant as a value */
+  /* The generic tests (cmake/MappAppTests.cmake) run each variant alone and
+   * compare its answer: a variant that writes none (stencil's build) or
+   * needs another run first (stencil's run loads a cache) is left out. */
+  bool not_alone;
 } mapp_variant_info;
 
 /* The row called name, or NULL. */

@@ -1,0 +1,40 @@
+#!/bin/bash
+# matrix: and figures: end to end: every combination is a job whose record
+# carries its params; the figures a spec asks for are drawn (PNG, SVG, and
+# PDF with its footer); the default speedup reference is the app's first
+# variant; a figure whose x no record has is bad input.
+. "$(dirname "$0")/lib.sh"
+require_app heat
+SPEC="$(dirname "$0")/sweep-matrix.yaml"
+R=results/matrix
+
+expect_exit 0 "$MAPP" sweep "$SPEC" --out results
+expect_output "8 ran (8 ok, 0 failed)"
+expect_output "[blocks block-rows=32 block-cols=16]"
+[ "$(count_lines $R/results.jsonl)" = 8 ] || fail "expected 8 records (2 combinations x 2 variants x 2 repetitions)"
+grep -q '"params":{"block-rows":32,"block-cols":16}' $R/results.jsonl || fail "records lack params"
+grep -q '"reference":"mpi/serial"' $R/results.jsonl || fail "records lack the app's default reference"
+grep -q '"label":"blocks"' $R/results.jsonl || fail "records lack the label"
+
+expect_exit 0 "$MAPP" plot $R --format png,svg,pdf
+for fig in fom-by-block speedup-by-block wall-by-size; do
+  for ext in png svg pdf; do [ -s "$R/plots/heat-$fig.$ext" ] || fail "heat-$fig.$ext missing or empty"; done
+done
+[ "$(png_size $R/plots/heat-fom-by-block.png)" = 900x600 ] || fail "heat-fom-by-block.png is not 900x600"
+grep -q 'set logscale x 10' $R/plots/heat-fom-by-block.gp || fail "logx was not applied"
+grep -q "set xtics ('tiny' 0)" $R/plots/heat-wall-by-size.gp || fail "the size axis is not categorical"
+grep -q "set label 999 'mapp | env local" $R/plots/heat-fom-by-block.gp || fail "the PDF has no footer"
+# two series (mpi/serial/blocks, forkjoin/omp/blocks) of two points each
+[ "$(grep -c '^"' $R/plots/heat-fom-by-block.dat)" = 2 ] || fail "expected 2 series"
+grep -q '^"forkjoin/omp/blocks"' $R/plots/heat-fom-by-block.dat || fail "series label"
+# speedup: the reference series is 1.0 at every block size
+awk '/^"mpi\/serial"/ {on = 1; next} on && NF == 4 {if ($2 != 1) bad = 1} /^$/ {on = 0} END {exit bad}' \
+  $R/plots/heat-speedup-by-block.dat || fail "the reference's speedup is not 1"
+grep -q "speedup over mpi/serial" $R/plots/heat-speedup-by-block.gp || fail "the speedup names no reference"
+
+# a figure of an x no record has
+sed 's/x: size/x: width/' "$SPEC" >bad.yaml
+cp bad.yaml $R/spec.yaml
+expect_exit 2 "$MAPP" plot $R
+expect_output "figure 'wall-by-size': a heat record has no x 'width'"
+echo "matrix: ok"

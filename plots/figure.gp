@@ -1,0 +1,15 @@
+# A figure a sweep spec asks for (plots: figures: in the spec): any x
+# (ranks, threads, size or a matrix parameter) against any y (figure of
+# merit, efficiency, speedup or a record field), the median of the
+# repetitions with error bars from min to max, one line per series.
+@COMMON@
+unset logscale x
+set autoscale x
+set xtics autofreq
+set format x '%g'
+@XAXIS@
+@YAXIS@
+set title '@TITLE@'
+set xlabel '@XLABEL@'
+set ylabel '@YLABEL@'
+plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)
