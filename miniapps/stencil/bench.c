@@ -1,0 +1,182 @@
+/* mapp-stencil-bench: the shallow-water step, eager against orchestrated
+ * (the generated, cached, loaded program), on each CPU backend, at Pace's
+ * production size per rank (48 x 48) and a large one (1024 x 1024).
+ *
+ * Per step benchmark: items_per_second = cell-updates/s (the figure of
+ * merit); traffic_MB = the mode's compulsory traffic per step (every field
+ * a loop reads or writes, once per loop: eager per stencil, orchestrated per
+ * fused loop, demoted temporaries never), and triad_fraction = that traffic
+ * moved at the measured speed over the STREAM triad of this process.
+ * Also: eager's per-call overhead and the loaded program's per-step call
+ * overhead (a 3 x 3 domain, where the work is small, and a generated step
+ * with no stencil: the call through the loaded symbol alone), the cold
+ * build of one class, and the warm start of `run` (key check, dlopen,
+ * symbols). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mapp_bench.h"
+#include "mapp_stream.h"
+#include "stencil.h"
+
+static char cache_dir[512];
+
+typedef struct {
+  long n;
+  stencil_mode mode;
+  mapp_backend backend;
+  char name[96];
+} step_case;
+
+static int make_state(long n, stencil_mode mode, mapp_backend backend, stencil_state **s) {
+  stencil_config c;
+  stencil_config_defaults(&c);
+  c.nx = c.ny = n;
+  c.mode = mode;
+  c.backend = backend;
+  c.cache_dir = cache_dir;
+  omp_set_num_threads(backend == MAPP_BACKEND_OMP ? 2 : 1);
+  MAPP_TRY(stencil_state_create(MPI_COMM_WORLD, &c, s));
+  return stencil_prepare(*s);
+}
+
+static double traffic(const stencil_state *s) {
+  if (s->cfg.mode == STENCIL_MODE_EAGER) return st_traffic_eager(&s->program, s->args.lx, s->args.ly);
+  return st_traffic_plan(&s->program, &s->plan, s->args.lx, s->args.ly);
+}
+
+static void bm_step(mapp_bench_state *st, void *arg) {
+  const step_case *bc = arg;
+  stencil_state *s = NULL;
+  int status = make_state(bc->n, bc->mode, bc->backend, &s);
+  if (status == MAPP_OK) status = stencil_step(s); /* warm-up, untimed */
+  while (status == MAPP_OK && mapp_bench_keep_running(st)) status = stencil_step(s);
+  if (status != MAPP_OK) {
+    mapp_bench_skip_with_error(st, mapp_error_message());
+  } else {
+    long calls = s->program.ncalls;
+    mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * bc->n * bc->n);
+    mapp_bench_set_triad_fraction(st, traffic(s));
+    mapp_bench_set_counter(st, "traffic_MB", traffic(s) / 1e6, MAPP_BENCH_COUNTER_DEFAULT);
+    /* per stencil call (eager) or per step (orchestrated: one call) */
+    double per = bc->mode == STENCIL_MODE_EAGER ? (double)calls : 1.0;
+    mapp_bench_set_counter(st, "us_per_call", (double)mapp_bench_iterations(st) * per * 1e-6,
+                           MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+  }
+  stencil_state_destroy(s);
+}
+
+/* Cold build of one class: generation, the compiler, the manifest. */
+static void bm_build_cold(mapp_bench_state *st, void *arg) {
+  (void)arg;
+  st_program p;
+  st_plan plan;
+  stencil_debug d = {0};
+  char *src = NULL, dir[600];
+  int status = st_program_build(&p, NULL);
+  if (status == MAPP_OK) status = st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, &plan);
+  if (status == MAPP_OK) status = stencil_generate(&p, &plan, MAPP_BACKEND_OMP, &d, &src);
+  static long builds = 0; /* a fresh folder for every build, across repetitions */
+  while (status == MAPP_OK && mapp_bench_keep_running(st)) {
+    snprintf(dir, sizeof dir, "%s/cold-%ld-%ld", cache_dir, (long)getpid(), builds++);
+    stencil_key key;
+    stencil_loaded l = {0};
+    stencil_cache_stats stats;
+    status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
+    if (status == MAPP_OK) status = stencil_cache_get(dir, &key, src, true, true, &l, &stats);
+    stencil_loaded_close(&l);
+  }
+  if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
+  free(src);
+}
+
+/* Warm start of `run`: compiler identity, key, manifest and object checks,
+ * dlopen and the symbols. */
+static void bm_load_warm(mapp_bench_state *st, void *arg) {
+  (void)arg;
+  st_program p;
+  st_plan plan;
+  stencil_debug d = {0};
+  char *src = NULL;
+  stencil_key key;
+  stencil_loaded l = {0};
+  stencil_cache_stats stats;
+  int status = st_program_build(&p, NULL);
+  if (status == MAPP_OK) status = st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, &plan);
+  if (status == MAPP_OK) status = stencil_generate(&p, &plan, MAPP_BACKEND_OMP, &d, &src);
+  if (status == MAPP_OK) status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
+  if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, true, true, &l, &stats);
+  stencil_loaded_close(&l);
+  while (status == MAPP_OK && mapp_bench_keep_running(st)) {
+    status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
+    if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, false, true, &l, &stats);
+    stencil_loaded_close(&l);
+  }
+  if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
+  free(src);
+}
+
+/* The call through the loaded symbol alone (the seed's "fast path": 6.6 µs
+ * a call in DaCe): a generated program with no stencil in it, built into
+ * the cache and loaded like any other, called in a loop. */
+static void bm_loaded_call(mapp_bench_state *st, void *arg) {
+  (void)arg;
+  st_program empty = {0};
+  st_plan plan;
+  stencil_debug d = {0};
+  char *src = NULL;
+  stencil_key key;
+  stencil_loaded l = {0};
+  stencil_cache_stats stats;
+  int status = st_plan_make(&empty, 0, true, &plan);
+  if (status == MAPP_OK) status = stencil_generate(&empty, &plan, MAPP_BACKEND_SERIAL, &d, &src);
+  if (status == MAPP_OK) status = stencil_key_make(src, 0, MAPP_BACKEND_SERIAL, "none", &key);
+  if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, true, true, &l, &stats);
+  stencil_args a = {0};
+  double *fields[ST_NFIELDS] = {NULL};
+  stencil_hooks hooks = {0};
+  while (status == MAPP_OK && mapp_bench_keep_running(st)) status = l.step(&a, fields, &hooks);
+  if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
+  stencil_loaded_close(&l);
+  free(src);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  snprintf(cache_dir, sizeof cache_dir, "%s/mapp-stencil-bench-%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+           (long)getpid());
+  static step_case cases[32];
+  static const long sizes[] = {3, 48, 1024};
+  const mapp_bench_options opt = {.use_real_time = true, .unit = MAPP_BENCH_MICROSECOND};
+  int n = 0, status = MAPP_OK;
+  /* Every variant that runs steps (eager; build-and-run, whose program run
+   * also loads) on each built CPU backend. */
+  for (int z = 0; z < 3; ++z)
+    for (int b = 0; b < MAPP_BACKEND_COUNT; ++b)
+      for (const mapp_variant_info *v = stencil_variants; v->name && status == MAPP_OK; ++v) {
+        if (v->kind != STENCIL_MODE_EAGER && v->kind != STENCIL_MODE_BUILD_AND_RUN) continue;
+        if (!(v->backends & (1u << b)) || !mapp_backend_is_cpu((mapp_backend)b) || !mapp_backend_built((mapp_backend)b))
+          continue;
+        cases[n] = (step_case){.n = sizes[z], .mode = (stencil_mode)v->kind, .backend = (mapp_backend)b};
+        snprintf(cases[n].name, sizeof cases[n].name, "stencil_step/%s/%s/n:%ld", v->name,
+                 mapp_backend_name((mapp_backend)b), sizes[z]);
+        status = mapp_bench_register(cases[n].name, bm_step, &cases[n], &opt);
+        ++n;
+      }
+  const mapp_bench_options build_opt = {.use_real_time = true, .unit = MAPP_BENCH_MILLISECOND, .min_time = 2.0};
+  if (status == MAPP_OK) status = mapp_bench_register("stencil_build/cold", bm_build_cold, NULL, &build_opt);
+  if (status == MAPP_OK) status = mapp_bench_register("stencil_build/warm_load", bm_load_warm, NULL, &build_opt);
+  const mapp_bench_options call_opt = {.use_real_time = true, .unit = MAPP_BENCH_NANOSECOND};
+  if (status == MAPP_OK) status = mapp_bench_register("stencil_call/loaded_empty_step", bm_loaded_call, NULL, &call_opt);
+  if (status == MAPP_OK) status = mapp_stream_register(0);
+  if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+  if (system(cmd) != 0) fprintf(stderr, "mapp-stencil-bench: could not remove %s\n", cache_dir);
+  status = mapp_report_error("mapp-stencil-bench", status);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,123 @@
+/* mapp-stencil: the command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil.h"
+
+typedef struct {
+  long nx, ny;
+  const char *layout, *init, *cache;
+  double amplitude, cfl;
+  stencil_debug debug;
+} stencil_cli;
+
+static stencil_cli args = {.layout = "auto", .init = "bump", .amplitude = 0.1, .cfl = 0.3};
+
+static int parse_check(const char *value, void *dest) { return stencil_debug_parse_check(dest, value); }
+
+static int parse_trace(const char *value, void *dest) {
+  stencil_debug *d = dest;
+  int used = 0;
+  if (sscanf(value, "%ld,%ld%n", &d->trace_i, &d->trace_j, &used) != 2 || value[used])
+    return mapp_fail(MAPP_ERR_INPUT, "--trace: '%s' is not I,J", value);
+  d->trace = true;
+  return MAPP_OK;
+}
+
+static const mapp_option options[] = {
+    {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 1, .max = 1L << 30,
+     .default_text = "from --size", .help = "cells in x (per rank along x with --scaling weak)"},
+    {.name = "ny", .kind = MAPP_OPT_LONG, .dest = &args.ny, .min = 1, .max = 1L << 30,
+     .default_text = "from --size", .help = "cells in y"},
+    {.name = "layout", .kind = MAPP_OPT_STRING, .dest = &args.layout,
+     .help = "process grid PXxPY (ranks along x and y), or auto"},
+    {.name = "init", .kind = MAPP_OPT_CHOICE, .dest = &args.init, .choices = STENCIL_INIT_CHOICES,
+     .help = "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced bump"},
+    {.name = "amplitude", .kind = MAPP_OPT_DOUBLE, .dest = &args.amplitude, .dmin = -10, .dmax = 10,
+     .help = "bump height as a fraction of the mean depth"},
+    {.name = "cfl", .kind = MAPP_OPT_DOUBLE, .dest = &args.cfl, .dmin = 1e-6, .dmax = 100,
+     .help = "gravity-wave Courant number of the time step"},
+    {.name = "cache", .kind = MAPP_OPT_STRING, .dest = &args.cache,
+     .default_text = "$MAPP_CACHE_DIR/stencil or .mapp-cache/stencil",
+     .help = "folder of the generated-program cache (orchestrated modes)"},
+    {.name = "check", .kind = MAPP_OPT_CALLBACK, .dest = &args.debug, .parse = parse_check,
+     .choices = "nan|negative=FIELD[,FIELD]", .default_text = "none",
+     .help = "debug pass: after every stencil check each written field (repeatable)"},
+    {.name = "trace", .kind = MAPP_OPT_CALLBACK, .dest = &args.debug, .parse = parse_trace, .choices = "I,J",
+     .default_text = "none", .help = "debug pass: print every written field at global cell I,J after each stencil"},
+    {.name = "progress", .kind = MAPP_OPT_FLAG, .dest = &args.debug.progress,
+     .help = "debug pass: print each stencil as it runs"},
+    MAPP_OPTION_END,
+};
+
+static int setup(mapp_run *run, void **state) {
+  const stencil_preset *p = run->preset;
+  stencil_config c;
+  stencil_config_defaults(&c);
+  c.nx = args.nx ? args.nx : p->nx;
+  c.ny = args.ny ? args.ny : p->ny;
+  c.steps = run->common.steps ? run->common.steps : p->steps;
+  c.mode = (stencil_mode)run->variant->kind;
+  c.backend = run->backend;
+  c.amplitude = args.amplitude;
+  c.cfl = args.cfl;
+  c.debug = args.debug;
+  c.init = !strcmp(args.init, "rest") ? STENCIL_INIT_REST
+           : !strcmp(args.init, "geostrophic") ? STENCIL_INIT_GEOSTROPHIC : STENCIL_INIT_BUMP;
+  if (args.cache) c.cache_dir = args.cache;
+  if (c.mode == STENCIL_MODE_BUILD && run->common.output)
+    return mapp_fail(MAPP_ERR_INPUT, "--output with --mode build: a build runs no step, so it has no answer to write");
+  c.drop = getenv("MAPP_STENCIL_DROP"); /* test hook: plant "the step list changed" */
+  if (strcmp(args.layout, "auto")) {
+    int used = 0;
+    if (sscanf(args.layout, "%dx%d%n", &c.px, &c.py, &used) != 2 || args.layout[used] || c.px < 1 || c.py < 1)
+      return mapp_fail(MAPP_ERR_INPUT, "--layout: '%s' is not PXxPY (for example 2x2)", args.layout);
+  }
+  if (!strcmp(run->common.scaling, "weak")) {
+    int dims[2] = {c.py, c.px};
+    if (!c.px) MPI_Dims_create(run->mpi.nranks, 2, dims);
+    c.nx *= dims[1], c.ny *= dims[0];
+  }
+  run->custom_size = args.nx || args.ny;
+  run->custom_case = run->custom_size || (run->common.steps && run->common.steps != p->steps) ||
+                     strcmp(args.init, "bump") || args.amplitude != 0.1 || args.cfl != 0.3 || c.drop;
+  stencil_state *s = NULL;
+  int status = stencil_state_create(run->mpi.comm, &c, &s);
+  *state = s;
+  MAPP_TRY(status);
+  return stencil_prepare(s);
+}
+
+static const mapp_app app = {
+    .name = "stencil",
+    .summary = "A shallow-water step on a staggered grid (FV3 c_sw/d_sw in spirit): 27 stencil calls run\n"
+               "one at a time (eager), or generated as one program per code-path class, compiled,\n"
+               "cached and loaded (build, build-and-run, run). --mode is --variant. The generated\n"
+               "programs are compiled with the configured compiler and flags; environment:\n"
+               "MAPP_STENCIL_CC (another compiler), MAPP_STENCIL_CFLAGS (extra flags), MAPP_CACHE_DIR.",
+    .variants = stencil_variants,
+    .options = options,
+    .presets = MAPP_PRESETS(stencil_presets),
+    .bitwise_variants = true,
+    .fom_name = "cell-updates/s",
+    .setup = setup,
+    .compute = stencil_hook_compute,
+    .verify = stencil_hook_verify,
+    .describe = stencil_hook_describe,
+    .write = stencil_hook_write,
+    .destroy = stencil_hook_destroy,
+};
+
+int main(int argc, char **argv) {
+  /* --mode MODE (the seed's FV3_DACEMODE) is another name for --variant */
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--mode")) argv[i] = "--variant";
+    else if (!strncmp(argv[i], "--mode=", 7)) {
+      static char buf[256];
+      snprintf(buf, sizeof buf, "--variant=%s", argv[i] + 7);
+      argv[i] = buf;
+    }
+  }
+  return mapp_app_main(&app, argc, argv);
+}

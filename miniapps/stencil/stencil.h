@@ -1,0 +1,185 @@
+/* mapp-stencil: a shallow-water step run stencil by stencil (eager) versus
+ * generated as one program, compiled, cached and loaded (the orchestrated
+ * modes build, build-and-run, run). Seed:
+ * orchestrated-stencil--pace-dace-orchestration-primer.txt.
+ *
+ * This header is the app's API: configuration, state, the two ways to run a
+ * step, the cache, the variant table and the driver hooks. */
+#ifndef STENCIL_H
+#define STENCIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mapp.h"
+#include "mapp_halo2d.h"
+#include "stencil_program.h"
+
+/* The modes are the variants (the seed's FV3_DACEMODE). */
+typedef enum {
+  STENCIL_MODE_EAGER = 0,     /* Python: walk the list, one compiled stencil at a time */
+  STENCIL_MODE_BUILD,         /* Build: generate, compile, cache, exit */
+  STENCIL_MODE_BUILD_AND_RUN, /* BuildAndRun: build where stale (one rank per class), run */
+  STENCIL_MODE_RUN,           /* Run: load from the cache only; refuse what is missing or stale */
+} stencil_mode;
+
+extern const mapp_variant_info stencil_variants[];
+
+typedef struct {
+  const char *name;
+  long nx, ny; /* global cells (per rank with --scaling weak) */
+  long steps;
+} stencil_preset;
+extern const stencil_preset stencil_presets[4];
+
+typedef enum { STENCIL_INIT_BUMP = 0, STENCIL_INIT_REST, STENCIL_INIT_GEOSTROPHIC } stencil_init;
+#define STENCIL_INIT_CHOICES "bump|rest|geostrophic"
+
+/* Debug passes (the seed's PACE_DACE_DEBUG): interpreted by eager,
+ * generated into the program by the orchestrated modes (part of the key). */
+typedef struct {
+  bool nan;
+  bool negative[ST_NFIELDS];
+  bool trace;
+  long trace_i, trace_j;
+  bool progress;
+} stencil_debug;
+
+bool stencil_debug_any(const stencil_debug *d);
+/* "nan,negative=h,trace,progress" or "none": what the key records. */
+void stencil_debug_describe(const stencil_debug *d, char *buf, size_t len);
+/* --check VALUE: "nan" or "negative=FIELD[,FIELD...]" (unknown field: input error). */
+int stencil_debug_parse_check(stencil_debug *d, const char *value);
+
+typedef struct {
+  long nx, ny, steps;
+  int px, py;             /* process grid (0: from the rank count) */
+  stencil_init init;
+  double amplitude;       /* bump height as a fraction of the mean depth */
+  double cfl;             /* gravity-wave Courant number of dt */
+  const char *cache_dir;
+  stencil_debug debug;
+  stencil_mode mode;
+  mapp_backend backend;
+  const char *drop;       /* test hook: a stencil left out of the step */
+} stencil_config;
+
+void stencil_config_defaults(stencil_config *c);
+
+/* ---- the cache of generated programs ---- */
+
+/* The inputs of a cache key, each recorded in the entry's manifest. */
+typedef struct {
+  char source_hash[17], header_hash[17];
+  char compiler[512], compiler_version[256];
+  char flags[1024];
+  char cls[16], backend[16], debug[256];
+  char key[17];
+} stencil_key;
+
+/* A loaded program. */
+typedef int (*stencil_step_fn)(const stencil_args *a, double *const *fields, stencil_hooks *hooks);
+typedef struct {
+  void *handle;
+  stencil_step_fn step;
+  const int *slot; /* pool slot of each field, -1 for state and demoted ones */
+  int nslots;
+  char entry[1024]; /* the entry's folder */
+} stencil_loaded;
+
+typedef struct {
+  int built;        /* this rank compiled an entry */
+  double build_s;   /* generation + compile (when built) */
+  double load_s;    /* key check + dlopen + symbols */
+} stencil_cache_stats;
+
+/* The compiler, flags and header this build generates with (configured,
+ * overridable by MAPP_STENCIL_CC and MAPP_STENCIL_CFLAGS). */
+int stencil_key_make(const char *source, int cls, mapp_backend backend, const char *debug, stencil_key *key);
+/* Find the entry for key in dir and check it; with may_build a missing or
+ * stale entry is (re)built from source first; with load it is loaded. */
+int stencil_cache_get(const char *dir, const stencil_key *key, const char *source, bool may_build, bool load,
+                      stencil_loaded *out, stencil_cache_stats *stats);
+void stencil_loaded_close(stencil_loaded *l);
+/* --cache's default: MAPP_CACHE_DIR/stencil, else .mapp-cache/stencil. */
+const char *stencil_cache_default(void);
+
+/* ---- the generator ---- */
+
+/* The whole step for one class as one C (or CUDA C) translation unit;
+ * malloc'd into *source. */
+int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend backend, const stencil_debug *debug,
+                     char **source);
+/* The CUDA C program: one kernel per fused loop and per kept region,
+ * launched in order on one stream (stencil_codegen_cuda.c). */
+int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stencil_debug *debug, char **source);
+/* The P/V macros of every call, and call k at one point (its body, its
+ * inline regions), shared by both generators. */
+void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan);
+void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k);
+
+/* ---- state and steps ---- */
+
+typedef struct stencil_state stencil_state;
+
+struct stencil_state {
+  stencil_config cfg;
+  MPI_Comm comm;
+  int rank, nranks;
+  mapp_decomp2d decomp;
+  mapp_halo2d halo;
+  bool have_decomp, have_halo;
+  stencil_args args;
+  int cls;
+  st_program program;
+  size_t field_elems;
+  double *state_fields[ST_NSTATE];
+  double *fields[ST_NFIELDS]; /* the current step's field table */
+  /* eager */
+  mapp_pool pool;
+  void *eager_kernels; /* per call: the compiled kernels */
+  long eager_calls, eager_exchanges;
+  /* orchestrated */
+  st_plan plan;
+  stencil_loaded loaded;
+  double *slots[ST_NFIELDS];
+  stencil_key key;
+  stencil_cache_stats cache;
+  int builds_total;
+  double build_s_max, load_s_max;
+  stencil_hooks hooks;
+  long steps_done;
+  double mass0;
+  double *initial_h; /* the geostrophic test compares with it */
+};
+
+int stencil_state_create(MPI_Comm comm, const stencil_config *cfg, stencil_state **out);
+/* Eager: resolve the kernels. Orchestrated: generate, build (build modes,
+ * one rank per class), check and load from the cache. Collective. */
+int stencil_prepare(stencil_state *s);
+/* One time step in the configured mode (halo exchanges inside). With debug
+ * checks, STENCIL_STOPPED when another rank's check failed (that rank
+ * reports it; this one stops quietly). */
+#define STENCIL_STOPPED 101
+int stencil_step(stencil_state *s);
+int stencil_run_steps(stencil_state *s, long steps);
+void stencil_state_destroy(stencil_state *s);
+
+/* Eager pieces, for the benchmark. */
+int stencil_eager_init(stencil_state *s);
+int stencil_eager_step(stencil_state *s);
+void stencil_eager_free(stencil_state *s);
+
+/* Diagnostics (collective). */
+int stencil_total_mass(stencil_state *s, double *mass);
+int stencil_max_abs_velocity(stencil_state *s, double *vmax);
+int stencil_max_depth_change(stencil_state *s, double *change);
+
+/* ---- driver hooks (stencil_app.c) ---- */
+int stencil_hook_compute(mapp_run *run, void *state);
+int stencil_hook_verify(mapp_run *run, void *state);
+int stencil_hook_describe(mapp_run *run, void *state);
+int stencil_hook_write(mapp_run *run, void *state, const char *path);
+void stencil_hook_destroy(void *state);
+
+#endif

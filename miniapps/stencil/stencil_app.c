@@ -1,0 +1,192 @@
+/* The driver hooks of mapp-stencil: the timed steps, the invariants, the
+ * record and the answer file. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil.h"
+
+/* Bounds of the invariants (measured, with margin; see README.md). */
+#define MASS_BOUND 1e-12        /* relative change of the total mass: round-off */
+#define GEOSTROPHIC_BOUND 0.05  /* max |h - h0| over the bump's height */
+
+int stencil_hook_compute(mapp_run *run, void *state) {
+  (void)run;
+  stencil_state *s = state;
+  if (s->cfg.mode == STENCIL_MODE_BUILD) return MAPP_OK; /* built in setup; nothing to run */
+  return stencil_run_steps(s, s->cfg.steps);
+}
+
+/* Test-only breaks (MAPP_STENCIL_BREAK), each making one check fail, so the
+ * tests show every check can fail. Not in --help. */
+static void apply_break(stencil_state *s) {
+  const char *b = getenv("MAPP_STENCIL_BREAK");
+  if (!b || s->rank != 0) return;
+  const stencil_args *a = &s->args;
+  long k = a->origin + (a->ly / 2) * a->stride + a->lx / 2;
+  if (!strcmp(b, "mass")) s->state_fields[ST_F_H][k] *= 1.0 + 1e-9;
+  if (!strcmp(b, "rest")) s->state_fields[ST_F_U][k] += 1e-300;
+  if (!strcmp(b, "geostrophic")) s->state_fields[ST_F_H][k] += 2 * GEOSTROPHIC_BOUND * s->cfg.amplitude * 100.0;
+  if (!strcmp(b, "answer")) s->state_fields[ST_F_H][k] = nextafter(s->state_fields[ST_F_H][k], 1e300);
+}
+
+int stencil_hook_verify(mapp_run *run, void *state) {
+  stencil_state *s = state;
+  if (s->cfg.mode == STENCIL_MODE_BUILD) return MAPP_OK;
+  apply_break(s);
+  double mass, vmax, change;
+  MAPP_TRY(stencil_total_mass(s, &mass));
+  MAPP_TRY(stencil_max_abs_velocity(s, &vmax));
+  MAPP_TRY(stencil_max_depth_change(s, &change));
+  mapp_run_check(run, "finite", isfinite(mass) && isfinite(vmax) && isfinite(change), isfinite(vmax) ? 0.0 : 1.0, 0.0);
+  double drift = fabs(mass - s->mass0) / s->mass0;
+  mapp_run_check(run, "mass-conservation", drift <= MASS_BOUND, drift, MASS_BOUND);
+  if (s->cfg.init == STENCIL_INIT_REST) {
+    double worst = vmax > change ? vmax : change;
+    mapp_run_check(run, "rest-stays-at-rest", worst == 0.0, worst, 0.0);
+  }
+  if (s->cfg.init == STENCIL_INIT_GEOSTROPHIC) {
+    double rel = change / (s->cfg.amplitude * 100.0);
+    mapp_run_check(run, "geostrophic-steady", rel <= GEOSTROPHIC_BOUND, rel, GEOSTROPHIC_BOUND);
+  }
+  return MAPP_OK;
+}
+
+/* What the plan did, for the record (the seed's memory analysis). */
+static json_t *plan_json(const stencil_state *s) {
+  const st_plan *p = &s->plan;
+  double field_bytes = (double)s->field_elems * 8.0;
+  json_t *j = json_object();
+  json_object_set_new(j, "stencil_calls", json_integer(s->program.ncalls));
+  json_object_set_new(j, "loops", json_integer(p->ngroups));
+  json_object_set_new(j, "halo_exchanges", json_integer(p->nexchanges));
+  json_object_set_new(j, "regions_kept", json_integer(p->nregions_kept));
+  json_object_set_new(j, "regions_removed", json_integer(p->nregions_removed));
+  json_object_set_new(j, "temporaries", json_integer(p->ntemps));
+  json_object_set_new(j, "temporaries_demoted", json_integer(p->ndemoted));
+  json_object_set_new(j, "pooled_arrays", json_integer(p->nslots));
+  json_object_set_new(j, "temporary_bytes_eager", json_real(p->ntemps * field_bytes));
+  json_object_set_new(j, "temporary_bytes", json_real(p->nslots * field_bytes));
+  json_object_set_new(j, "temporary_bytes_saved", json_real((p->ntemps - p->nslots) * field_bytes));
+  return j;
+}
+
+int stencil_hook_describe(mapp_run *run, void *state) {
+  stencil_state *s = state;
+  const stencil_args *a = &s->args;
+  long lx_max, ly_max;
+  MPI_Allreduce(&a->lx, &lx_max, 1, MPI_LONG, MPI_MAX, s->comm);
+  MPI_Allreduce(&a->ly, &ly_max, 1, MPI_LONG, MPI_MAX, s->comm);
+  mapp_run_dim(run, "nx", a->nx, lx_max);
+  mapp_run_dim(run, "ny", a->ny, ly_max);
+  bool ran = s->cfg.mode != STENCIL_MODE_BUILD;
+  run->rec.steps = ran ? s->cfg.steps : 0;
+  double updates = (double)a->nx * (double)a->ny * (double)run->rec.steps;
+  run->rec.fom = ran && run->compute_s > 0 ? updates / run->compute_s : 0.0;
+  double eager_bytes = st_traffic_eager(&s->program, a->lx, a->ly);
+  st_plan fused;
+  if (st_plan_make(&s->program, s->cls, true, &fused) != MAPP_OK) return MAPP_ERR_SYSTEM;
+  double fused_bytes = st_traffic_plan(&s->program, &fused, a->lx, a->ly);
+  double per_step = s->cfg.mode == STENCIL_MODE_EAGER ? eager_bytes : st_traffic_plan(&s->program, &s->plan, a->lx, a->ly);
+  double total = 0;
+  MPI_Allreduce(&per_step, &total, 1, MPI_DOUBLE, MPI_SUM, s->comm);
+  run->rec.bytes_moved = total * (double)run->rec.steps;
+
+  json_t *x = json_object();
+  char cls[16], dbg[256], layout[32];
+  snprintf(layout, sizeof layout, "%dx%d", s->decomp.dims[1], s->decomp.dims[0]);
+  json_object_set_new(x, "mode", json_string(run->variant->name));
+  json_object_set_new(x, "layout", json_string(layout));
+  stencil_debug_describe(&s->cfg.debug, dbg, sizeof dbg);
+  json_object_set_new(x, "debug", json_string(dbg));
+  /* classes present, how many builds ran (at most one per class) */
+  int have[ST_NCLASSES] = {0}, all[ST_NCLASSES];
+  have[s->cls] = 1;
+  MPI_Allreduce(have, all, ST_NCLASSES, MPI_INT, MPI_MAX, s->comm);
+  json_t *classes = json_array();
+  for (int c = 0; c < ST_NCLASSES; ++c)
+    if (all[c]) {
+      st_class_name(c, cls, sizeof cls);
+      json_array_append_new(classes, json_string(cls));
+    }
+  json_object_set_new(x, "classes", classes);
+  json_object_set_new(x, "traffic_bytes_per_step_eager", json_real(eager_bytes));
+  json_object_set_new(x, "traffic_bytes_per_step_fused", json_real(fused_bytes));
+  if (s->cfg.mode == STENCIL_MODE_EAGER) {
+    json_object_set_new(x, "stencil_calls", json_integer(s->eager_calls));
+    json_object_set_new(x, "halo_exchanges", json_integer(s->eager_exchanges));
+  } else {
+    json_object_set_new(x, "plan", plan_json(s));
+    json_object_set_new(x, "builds", json_integer(s->builds_total));
+    json_object_set_new(x, "build_seconds_max", json_real(s->build_s_max));
+    json_object_set_new(x, "load_seconds_max", json_real(s->load_s_max));
+    json_object_set_new(x, "cache", json_string(s->cfg.cache_dir));
+    if (s->rank == 0 && s->key.key[0]) json_object_set_new(x, "key_rank0", json_string(s->key.key));
+  }
+  run->rec.extra = x;
+  return MAPP_OK;
+}
+
+/* Each field as one global ny x nx dataset: the ranks of a process row
+ * gather their blocks into whole rows, whose first rank writes them. */
+static int write_field(stencil_state *s, hid_t file, int f, MPI_Comm row_comm, int row_rank, int row_size) {
+  const stencil_args *a = &s->args;
+  double *block = NULL, *rows = NULL;
+  int *counts = NULL, *displs = NULL;
+  int status = mapp_alloc((void **)&block, sizeof(double) * (size_t)(a->lx * a->ly + 1), "output block");
+  if (status == MAPP_OK)
+    status = mapp_alloc((void **)&rows, sizeof(double) * (size_t)(a->nx * a->ly + 1), "output rows");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&counts, (size_t)row_size, sizeof(int), "counts");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&displs, (size_t)row_size, sizeof(int), "displs");
+  if (status == MAPP_OK) {
+    for (long j = 0; j < a->ly; ++j)
+      memcpy(block + j * a->lx, s->state_fields[f] + a->origin + j * a->stride, sizeof(double) * (size_t)a->lx);
+    int mine = (int)(a->lx * a->ly);
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, row_comm);
+    for (int r = 1; r < row_size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    /* gathered rank by rank: [rank][j][i]; rearranged into rows below */
+    double *packed = NULL;
+    status = mapp_alloc((void **)&packed, sizeof(double) * (size_t)(a->nx * a->ly + 1), "packed rows");
+    if (status == MAPP_OK) {
+      MPI_Gatherv(block, mine, MPI_DOUBLE, packed, counts, displs, MPI_DOUBLE, 0, row_comm);
+      if (row_rank == 0) {
+        long col = 0;
+        for (int r = 0; r < row_size; ++r) {
+          long w = counts[r] / a->ly;
+          for (long j = 0; j < a->ly; ++j)
+            memcpy(rows + j * a->nx + col, packed + displs[r] + j * w, sizeof(double) * (size_t)w);
+          col += w;
+        }
+      }
+      free(packed);
+    }
+  }
+  if (status == MAPP_OK) {
+    mapp_h5_slab slab = {.ndims = 2, .global_dims = {a->ny, a->nx}, .first = a->j0,
+                         .count = row_rank == 0 ? a->ly : 0, .stride = a->nx};
+    status = mapp_h5_write_field(file, st_field_names[f], &slab, rows);
+  }
+  free(block), free(rows), free(counts), free(displs);
+  return status;
+}
+
+int stencil_hook_write(mapp_run *run, void *state, const char *path) {
+  stencil_state *s = state;
+  MPI_Comm row_comm;
+  MAPP_MPI(MPI_Comm_split(s->comm, s->decomp.coords[0], s->decomp.coords[1], &row_comm));
+  int row_rank, row_size;
+  MPI_Comm_rank(row_comm, &row_rank);
+  MPI_Comm_size(row_comm, &row_size);
+  hid_t file;
+  int status = mapp_h5_create(s->comm, path, &file);
+  if (status == MAPP_OK) {
+    for (int f = 0; f < ST_NSTATE && status == MAPP_OK; ++f) status = write_field(s, file, f, row_comm, row_rank, row_size);
+    if (status == MAPP_OK) status = mapp_h5_write_provenance(file, s->comm, &run->rec);
+    int closed = mapp_h5_close(file);
+    if (status == MAPP_OK) status = closed;
+  }
+  MPI_Comm_free(&row_comm);
+  return status;
+}
+
+void stencil_hook_destroy(void *state) { stencil_state_destroy(state); }

@@ -1,0 +1,265 @@
+/* The generator: the whole step of one code-path class as one translation
+ * unit that #includes stencil_kernels.h (the same bodies eager runs), with
+ * the plan applied: halo exchanges as callbacks, regions that cannot touch
+ * the class removed, consecutive stencils fused into one loop nest, fused
+ * temporaries demoted to locals, debug passes after every stencil. Every
+ * decomposition-dependent number stays an argument (a->...): the source
+ * holds no size, offset or spacing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil.h"
+
+static const char *field(int f) { return st_field_names[f]; }
+
+/* P/V macros of every call: P_c<k>(n) the array of input n, V_c<k>(n) its
+ * value at the point (the local it was demoted to, or the array element). */
+void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan) {
+  for (int k = 0; k < p->ncalls; ++k) {
+    const st_call *c = &p->calls[k];
+    fprintf(o, "/* %s */\n#define P_c%d(n) P_c%d_##n\n#define V_c%d(n) V_c%d_##n\n", c->name, k, k, k, k);
+    for (int n = 0; n < c->nin; ++n) {
+      int f = c->in[n].field;
+      if (plan->demoted[f]) {
+        fprintf(o, "#define V_c%d_%d t_%s\n", k, n, field(f));
+      } else {
+        fprintf(o, "#define P_c%d_%d fld_%s\n", k, n, field(f));
+        fprintf(o, "#define V_c%d_%d fld_%s[k]\n", k, n, field(f));
+      }
+    }
+  }
+}
+
+static void emit_extent(FILE *o, const st_extent *e) {
+  fprintf(o, "    const long i_lo = %d, i_hi = a->lx + %d, j_lo = %d, j_hi = a->ly + %d;\n", e->i.lo, e->i.hi,
+          e->j.lo, e->j.hi);
+}
+
+/* A global range end as an expression of the arguments. */
+static void emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
+  if (at == ST_AT_NONE)
+    fprintf(o, "%s", unbounded);
+  else if (at == ST_AT_LO)
+    fprintf(o, "%dL", off);
+  else
+    fprintf(o, "a->%s + %d", n, off);
+}
+
+static void emit_point_prologue(FILE *o) {
+  fprintf(o, "        const long k = a->origin + j * s + i, gi = a->i0 + i;\n"
+             "        (void)k; (void)gi; (void)gj;\n");
+}
+
+/* The local box ri_lo..rj_hi of region g of a call: its global range
+ * clipped to the call's extent (i_lo..j_hi in scope). */
+static void emit_region_box(FILE *o, const st_region *g) {
+  fprintf(o, "      const long ri_lo = st_max(i_lo, ");
+  emit_gend(o, g->i.lo_at, g->i.lo, "nx", "i_lo + a->i0");
+  fprintf(o, " - a->i0), ri_hi = st_min(i_hi, ");
+  emit_gend(o, g->i.hi_at, g->i.hi, "nx", "i_hi + a->i0");
+  fprintf(o, " - a->i0);\n      const long rj_lo = st_max(j_lo, ");
+  emit_gend(o, g->j.lo_at, g->j.lo, "ny", "j_lo + a->j0");
+  fprintf(o, " - a->j0), rj_hi = st_min(j_hi, ");
+  emit_gend(o, g->j.hi_at, g->j.hi, "ny", "j_hi + a->j0");
+  fprintf(o, " - a->j0);\n");
+}
+
+/* The kept regions of call k, after its loop: in-place overrides. */
+static void emit_regions(FILE *o, const st_program *p, const st_plan *plan, int k) {
+  const st_call *c = &p->calls[k];
+  for (int r = 0; r < c->nregions; ++r) {
+    if (!plan->region_kept[k][r]) continue;
+    const st_region *g = &c->regions[r];
+    fprintf(o, "    { /* region %s */\n", g->body);
+    emit_region_box(o, g);
+    fprintf(o, "      for (long j = rj_lo; j < rj_hi; ++j) {\n        const long gj = a->j0 + j;\n"
+               "        for (long i = ri_lo; i < ri_hi; ++i) {\n");
+    fprintf(o, "          const long k = a->origin + j * s + i, gi = a->i0 + i;\n          (void)gi; (void)gj;\n");
+    fprintf(o, "          fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n        }\n      }\n    }\n", field(c->out),
+            g->body, k, k);
+  }
+}
+
+/* One scan of field out over a box (the extent, or a region's box). */
+static void emit_scans(FILE *o, const st_call *c, const stencil_debug *d, const char *box) {
+  if (d->nan)
+    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", fld_%s, %s);\n", c->name, field(c->out),
+            field(c->out), box);
+  if (d->negative[c->out])
+    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", fld_%s, %s);\n", c->name, field(c->out),
+            field(c->out), box);
+}
+
+/* Debug passes after call k: checks over what it wrote (its extent; for a
+ * region-only stencil, each kept region's box), the trace, the progress. */
+static void emit_debug_after(FILE *o, const st_program *p, const st_plan *plan, int k, const stencil_debug *d) {
+  const st_call *c = &p->calls[k];
+  if (c->body) {
+    emit_scans(o, c, d, "i_lo, i_hi, j_lo, j_hi");
+  } else if (d->nan || d->negative[c->out]) {
+    for (int r = 0; r < c->nregions; ++r) {
+      if (!plan->region_kept[k][r]) continue;
+      fprintf(o, "    {\n");
+      emit_region_box(o, &c->regions[r]);
+      emit_scans(o, c, d, "ri_lo, ri_hi, rj_lo, rj_hi");
+      fprintf(o, "    }\n");
+    }
+  }
+  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld_%s);\n", c->name, field(c->out), field(c->out));
+  if (d->progress) fprintf(o, "    st_debug_progress(hk, \"%s\");\n", c->name);
+}
+
+/* Fields a group touches as arrays. */
+static void group_fields(const st_program *p, const st_plan *plan, const st_group *g, bool used[ST_NFIELDS]) {
+  memset(used, 0, sizeof(bool) * ST_NFIELDS);
+  for (int k = g->first; k < g->first + g->count; ++k) {
+    const st_call *c = &p->calls[k];
+    if (!plan->demoted[c->out]) used[c->out] = true;
+    for (int n = 0; n < c->nin; ++n)
+      if (!plan->demoted[c->in[n].field]) used[c->in[n].field] = true;
+  }
+}
+
+/* Is the point (gi, gj) in region g: a test on the global index. */
+static void emit_region_test(FILE *o, const st_region *g) {
+  const char *sep = "";
+  fprintf(o, "(");
+  if (g->i.lo_at != ST_AT_NONE) fprintf(o, "%sgi >= ", sep), emit_gend(o, g->i.lo_at, g->i.lo, "nx", ""), sep = " && ";
+  if (g->i.hi_at != ST_AT_NONE) fprintf(o, "%sgi < ", sep), emit_gend(o, g->i.hi_at, g->i.hi, "nx", ""), sep = " && ";
+  if (g->j.lo_at != ST_AT_NONE) fprintf(o, "%sgj >= ", sep), emit_gend(o, g->j.lo_at, g->j.lo, "ny", ""), sep = " && ";
+  if (g->j.hi_at != ST_AT_NONE) fprintf(o, "%sgj < ", sep), emit_gend(o, g->j.hi_at, g->j.hi, "ny", ""), sep = " && ";
+  fprintf(o, "%s)", *sep ? "" : "1");
+}
+
+/* Call k at the point: its body, then each kept region as a select on the
+ * point's global index, in order (the value eager's region pass leaves). */
+void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k) {
+  const st_call *c = &p->calls[k];
+  const char *name = field(c->out);
+  bool inline_regions = st_regions_inline(c);
+  if (plan->demoted[c->out]) {
+    fprintf(o, "        double v_%s = ST_CALL_%s(P_c%d, V_c%d);\n", name, c->body, k, k);
+  } else {
+    fprintf(o, "        fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n", name, c->body, k, k);
+  }
+  for (int r = 0; r < c->nregions && inline_regions; ++r) {
+    if (!plan->region_kept[k][r]) continue;
+    const char *target = plan->demoted[c->out] ? "v_" : "fld_";
+    const char *at = plan->demoted[c->out] ? "" : "[k]";
+    fprintf(o, "        %s%s%s = ", target, name, at);
+    emit_region_test(o, &c->regions[r]);
+    fprintf(o, " ? ST_CALL_%s(P_c%d, V_c%d) : %s%s%s; /* region */\n", c->regions[r].body, k, k, target, name, at);
+  }
+  if (plan->demoted[c->out]) fprintf(o, "        const double t_%s = v_%s;\n", name, name);
+}
+
+/* Group gidx as a function of its own (into fo), called from the step
+ * (into o): its arrays are restrict parameters, which compilers honour
+ * (they often ignore restrict on local pointers), so the fused loop needs no
+ * run-time alias checks and vectorises. No two arrays of a group share a
+ * pool slot (slots were assigned by liveness), so restrict holds. */
+static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int gidx, mapp_backend backend,
+                       const stencil_debug *d) {
+  const st_group *g = &plan->groups[gidx];
+  const st_call *c0 = &p->calls[g->first];
+  bool any_region = false;
+  for (int k = g->first; k < g->first + g->count; ++k)
+    for (int r = 0; r < p->calls[k].nregions; ++r) any_region |= plan->region_kept[k][r];
+  fprintf(o, "  /* group %d:", gidx);
+  for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
+  fprintf(o, " */\n");
+  if (!c0->body && !any_region) {
+    fprintf(o, "  /* %s: every region removed for this class */\n", c0->name);
+    if (d->progress || d->trace) {
+      fprintf(o, "  {\n    double *fld_%s = f[%d];\n    (void)fld_%s;\n", field(c0->out), c0->out, field(c0->out));
+      emit_debug_after(o, p, plan, g->first, d);
+      fprintf(o, "  }\n");
+    }
+    return;
+  }
+  bool used[ST_NFIELDS];
+  group_fields(p, plan, g, used);
+  fprintf(fo, "static void group%d(const stencil_args *args, stencil_hooks *hk", gidx);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
+  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
+              "  const long s = a->stride;\n  (void)s; (void)hk;\n  {\n");
+  fprintf(o, "  group%d(a, hk", gidx);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(o, ", f[%d]", f);
+  fprintf(o, ");\n");
+  emit_extent(fo, c0->body ? &c0->extent : &(st_extent){{-ST_HALO, ST_HALO}, {-ST_HALO, ST_HALO}});
+  if (c0->body) {
+    if (backend == MAPP_BACKEND_OMP) fprintf(fo, "#pragma omp parallel for schedule(static)\n");
+    fprintf(fo, "    for (long j = j_lo; j < j_hi; ++j) {\n      const long gj = a->j0 + j;\n"
+                "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n");
+    emit_point_prologue(fo);
+    for (int k = g->first; k < g->first + g->count; ++k) stencil_emit_point_call(fo, p, plan, k);
+    fprintf(fo, "      }\n    }\n");
+  }
+  for (int k = g->first; k < g->first + g->count; ++k)
+    if (!st_regions_inline(&p->calls[k])) emit_regions(fo, p, plan, k);
+  for (int k = g->first; k < g->first + g->count; ++k) emit_debug_after(fo, p, plan, k, d);
+  fprintf(fo, "    (void)i_lo; (void)i_hi; (void)j_lo; (void)j_hi;\n  }\n}\n\n");
+}
+
+static void emit_exchange(FILE *o, const st_exchange *e) {
+  fprintf(o, "  { /* halo exchange:");
+  for (int m = 0; m < e->nfields; ++m) fprintf(o, " %s", field(e->fields[m]));
+  fprintf(o, " */\n    static const int xf[] = {");
+  for (int m = 0; m < e->nfields; ++m) fprintf(o, "%s%d", m ? ", " : "", e->fields[m]);
+  fprintf(o, "};\n    if (hk->halo(hk->halo_ctx, xf, %d)) return 3;\n  }\n", e->nfields);
+}
+
+int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend backend, const stencil_debug *debug,
+                     char **source) {
+  if (backend == MAPP_BACKEND_CUDA) return stencil_generate_cuda(p, plan, debug, source);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *o = open_memstream(&buf, &len);
+  if (!o) return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
+  char cls[16], dbg[256];
+  st_class_name(plan->cls, cls, sizeof cls);
+  stencil_debug_describe(debug, dbg, sizeof dbg);
+  fprintf(o, "/* Generated by mapp-stencil: the whole shallow-water step for code-path class '%s',\n"
+             " * backend %s, debug passes %s. %d stencil calls in %d loops, %d regions kept, %d removed,\n"
+             " * %d of %d temporaries demoted to locals, the rest in %d pooled arrays. */\n",
+          cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->nregions_kept,
+          plan->nregions_removed, plan->ndemoted, plan->ntemps, plan->nslots);
+  fprintf(o, "#include \"stencil_kernels.h\"\n\n");
+  fprintf(o, "const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
+  fprintf(o, "const int stencil_generated_nslots = %d;\n", plan->nslots);
+  fprintf(o, "const int stencil_generated_slot[%d] = {", ST_NFIELDS);
+  for (int f = 0; f < ST_NFIELDS; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
+  fprintf(o, "};\n\n");
+  stencil_emit_call_macros(o, p, plan);
+  /* The group functions first, then the step that calls them in order.
+   * Each group copies the arguments into a local: stores through the field
+   * pointers cannot alias it, so its scalars stay in registers. */
+  char *body = NULL;
+  size_t body_len = 0;
+  FILE *b = open_memstream(&body, &body_len);
+  if (!b) {
+    fclose(o);
+    free(buf);
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
+  }
+  int e = 0;
+  for (int g = 0; g < plan->ngroups; ++g) {
+    while (e < plan->nexchanges && plan->exchanges[e].before == plan->groups[g].first) emit_exchange(b, &plan->exchanges[e++]);
+    emit_group(o, b, p, plan, g, backend, debug);
+  }
+  fclose(b);
+  fprintf(o, "\nint stencil_generated_step(const stencil_args *args, double *const *f, stencil_hooks *hk);\n"
+             "int stencil_generated_step(const stencil_args *args, double *const *f, stencil_hooks *hk) {\n"
+             "  const stencil_args *const a = args;\n  (void)a;\n%s", body ? body : "");
+  free(body);
+  fprintf(o, "  return 0;\n}\n");
+  if (fclose(o) != 0) {
+    free(buf);
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot write the generated source");
+  }
+  *source = buf;
+  return MAPP_OK;
+}

@@ -1,0 +1,185 @@
+/* The CUDA generator: the same plan as the C generator (stencil_codegen.c),
+ * emitted as CUDA C. Each fused loop becomes one kernel (a thread per
+ * point, the same statements in the same order as the C loop body), each
+ * kept region one small kernel, launched in order on one stream. Fields are
+ * expected in managed memory: before a halo exchange or a debug pass the
+ * stream is synchronised and the host callback reads them directly. Bodies
+ * come from the same stencil_kernels.h, compiled __host__ __device__, with
+ * -fmad=false so no multiply-add is contracted. Regions of stencils with a
+ * body are selects inside the kernel, as in the C program; ghost fills
+ * (regions only) are kernels of their own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil.h"
+
+static const char *field(int f) { return st_field_names[f]; }
+
+/* Arrays touched by calls [first, first + count) (demoted ones are locals). */
+static void arrays_of(const st_program *p, const st_plan *plan, int first, int count, bool used[ST_NFIELDS]) {
+  memset(used, 0, sizeof(bool) * ST_NFIELDS);
+  for (int k = first; k < first + count; ++k) {
+    const st_call *c = &p->calls[k];
+    if (!plan->demoted[c->out]) used[c->out] = true;
+    for (int n = 0; n < c->nin; ++n)
+      if (!plan->demoted[c->in[n].field]) used[c->in[n].field] = true;
+  }
+}
+
+static void params(FILE *o, const bool used[ST_NFIELDS]) {
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(o, ", double *__restrict__ fld_%s", field(f));
+}
+static void args(FILE *o, const bool used[ST_NFIELDS]) {
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(o, ", f[%d]", f);
+}
+
+static void gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
+  if (at == ST_AT_NONE) fprintf(o, "%s", unbounded);
+  else if (at == ST_AT_LO) fprintf(o, "%dL", off);
+  else fprintf(o, "a->%s + %d", n, off);
+}
+
+static void kernel_prologue(FILE *o, const char *lo_i, const char *lo_j, const char *hi_i, const char *hi_j) {
+  fprintf(o, "  const stencil_args *a = &a_;\n  const long s = a->stride;\n  (void)s;\n"
+             "  const long i = %s + (long)(blockIdx.x * blockDim.x + threadIdx.x);\n"
+             "  const long j = %s + (long)(blockIdx.y * blockDim.y + threadIdx.y);\n"
+             "  if (i >= %s || j >= %s) return;\n"
+             "  const long gj = a->j0 + j, gi = a->i0 + i, k = a->origin + j * s + i;\n"
+             "  (void)gi; (void)gj;\n", lo_i, lo_j, hi_i, hi_j);
+}
+
+static void emit_kernels(FILE *o, const st_program *p, const st_plan *plan) {
+  bool used[ST_NFIELDS];
+  for (int g = 0; g < plan->ngroups; ++g) {
+    const st_group *gr = &plan->groups[g];
+    const st_call *c0 = &p->calls[gr->first];
+    if (c0->body) {
+      arrays_of(p, plan, gr->first, gr->count, used);
+      fprintf(o, "__global__ void group%d(stencil_args a_, long i_lo, long i_hi, long j_lo, long j_hi", g);
+      params(o, used);
+      fprintf(o, ") {\n");
+      kernel_prologue(o, "i_lo", "j_lo", "i_hi", "j_hi");
+      for (int k = gr->first; k < gr->first + gr->count; ++k) stencil_emit_point_call(o, p, plan, k);
+      fprintf(o, "}\n");
+    }
+    for (int k = gr->first; k < gr->first + gr->count; ++k)
+      for (int r = 0; r < p->calls[k].nregions && !st_regions_inline(&p->calls[k]); ++r) {
+        if (!plan->region_kept[k][r]) continue;
+        arrays_of(p, plan, k, 1, used);
+        fprintf(o, "__global__ void region_c%d_r%d(stencil_args a_, long ri_lo, long ri_hi, long rj_lo, long rj_hi", k, r);
+        params(o, used);
+        fprintf(o, ") {\n");
+        kernel_prologue(o, "ri_lo", "rj_lo", "ri_hi", "rj_hi");
+        fprintf(o, "  fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n}\n", field(p->calls[k].out), p->calls[k].regions[r].body, k, k);
+      }
+  }
+}
+
+static void launch_box(FILE *o, const char *kernel, const char *box, const bool used[ST_NFIELDS]) {
+  fprintf(o, "    if (%s_i1 > %s_i0 && %s_j1 > %s_j0) {\n", box, box, box, box);
+  fprintf(o, "      dim3 block(32, 8), grid((unsigned)((%s_i1 - %s_i0 + 31) / 32), (unsigned)((%s_j1 - %s_j0 + 7) / 8));\n",
+          box, box, box, box);
+  fprintf(o, "      %s<<<grid, block, 0, stream>>>(*a, %s_i0, %s_i1, %s_j0, %s_j1", kernel, box, box, box, box);
+  args(o, used);
+  fprintf(o, ");\n    }\n");
+}
+
+static void emit_debug(FILE *o, const st_call *c, const stencil_debug *d) {
+  if (!stencil_debug_any(d)) return;
+  fprintf(o, "    if (cudaStreamSynchronize(stream) != cudaSuccess) return 3;\n    { double *fld = f[%d]; (void)fld;\n", c->out);
+  /* ghost fills (region-only) are not scanned in the CUDA program */
+  if (c->body) {
+    if (d->nan) fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", fld, e_i0, e_i1, e_j0, e_j1);\n", c->name, field(c->out));
+    if (d->negative[c->out])
+      fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", fld, e_i0, e_i1, e_j0, e_j1);\n", c->name, field(c->out));
+  }
+  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld);\n", c->name, field(c->out));
+  if (d->progress) fprintf(o, "    st_debug_progress(hk, \"%s\");\n", c->name);
+  fprintf(o, "    }\n");
+}
+
+static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const stencil_debug *d) {
+  fprintf(o, "extern \"C\" int stencil_generated_step(const stencil_args *a, double *const *f, stencil_hooks *hk) {\n"
+             "  static cudaStream_t stream = 0;\n"
+             "  if (!stream && cudaStreamCreate(&stream) != cudaSuccess) return 3;\n");
+  bool used[ST_NFIELDS];
+  int e = 0;
+  for (int g = 0; g < plan->ngroups; ++g) {
+    const st_group *gr = &plan->groups[g];
+    while (e < plan->nexchanges && plan->exchanges[e].before == gr->first) {
+      const st_exchange *x = &plan->exchanges[e++];
+      fprintf(o, "  { /* halo exchange on the host, after the stream drains */\n    static const int xf[] = {");
+      for (int m = 0; m < x->nfields; ++m) fprintf(o, "%s%d", m ? ", " : "", x->fields[m]);
+      fprintf(o, "};\n    if (cudaStreamSynchronize(stream) != cudaSuccess || hk->halo(hk->halo_ctx, xf, %d)) return 3;\n  }\n",
+              x->nfields);
+    }
+    const st_call *c0 = &p->calls[gr->first];
+    const st_extent pad = {{-ST_HALO, ST_HALO}, {-ST_HALO, ST_HALO}};
+    const st_extent *ext = c0->body ? &c0->extent : &pad;
+    fprintf(o, "  { /* group %d */\n    const long e_i0 = %d, e_i1 = a->lx + %d, e_j0 = %d, e_j1 = a->ly + %d;\n"
+               "    (void)e_i0; (void)e_i1; (void)e_j0; (void)e_j1;\n",
+            g, ext->i.lo, ext->i.hi, ext->j.lo, ext->j.hi);
+    if (c0->body) {
+      arrays_of(p, plan, gr->first, gr->count, used);
+      char kernel[32];
+      snprintf(kernel, sizeof kernel, "group%d", g);
+      launch_box(o, kernel, "e", used);
+    }
+    for (int k = gr->first; k < gr->first + gr->count; ++k) {
+      const st_call *c = &p->calls[k];
+      for (int r = 0; r < c->nregions && !st_regions_inline(c); ++r) {
+        if (!plan->region_kept[k][r]) continue;
+        const st_region *rg = &c->regions[r];
+        fprintf(o, "    {\n    const long r_i0 = st_max(e_i0, ");
+        gend(o, rg->i.lo_at, rg->i.lo, "nx", "e_i0 + a->i0");
+        fprintf(o, " - a->i0), r_i1 = st_min(e_i1, ");
+        gend(o, rg->i.hi_at, rg->i.hi, "nx", "e_i1 + a->i0");
+        fprintf(o, " - a->i0);\n    const long r_j0 = st_max(e_j0, ");
+        gend(o, rg->j.lo_at, rg->j.lo, "ny", "e_j0 + a->j0");
+        fprintf(o, " - a->j0), r_j1 = st_min(e_j1, ");
+        gend(o, rg->j.hi_at, rg->j.hi, "ny", "e_j1 + a->j0");
+        fprintf(o, " - a->j0);\n");
+        arrays_of(p, plan, k, 1, used);
+        char kernel[48];
+        snprintf(kernel, sizeof kernel, "region_c%d_r%d", k, r);
+        launch_box(o, kernel, "r", used);
+        fprintf(o, "    }\n");
+      }
+    }
+    for (int k = gr->first; k < gr->first + gr->count; ++k) emit_debug(o, &p->calls[k], d);
+    fprintf(o, "  }\n");
+  }
+  fprintf(o, "  if (cudaStreamSynchronize(stream) != cudaSuccess) return 3;\n"
+             "  return cudaGetLastError() == cudaSuccess ? 0 : 3;\n}\n");
+}
+
+int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stencil_debug *debug, char **source) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *o = open_memstream(&buf, &len);
+  if (!o) return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
+  char cls[16], dbg[256];
+  st_class_name(plan->cls, cls, sizeof cls);
+  stencil_debug_describe(debug, dbg, sizeof dbg);
+  fprintf(o, "/* Generated by mapp-stencil: the shallow-water step for class '%s' as CUDA C, debug passes %s:\n"
+             " * %d kernels for %d stencil calls, %d of %d temporaries demoted to registers. */\n",
+          cls, dbg, plan->ngroups, p->ncalls, plan->ndemoted, plan->ntemps);
+  fprintf(o, "#include <cuda_runtime.h>\n#define ST_DEVICE __host__ __device__\n#include \"stencil_kernels.h\"\n\n");
+  fprintf(o, "extern \"C\" const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
+  fprintf(o, "extern \"C\" const int stencil_generated_nslots = %d;\n", plan->nslots);
+  fprintf(o, "extern \"C\" const int stencil_generated_slot[%d] = {", ST_NFIELDS);
+  for (int f = 0; f < ST_NFIELDS; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
+  fprintf(o, "};\n\n");
+  stencil_emit_call_macros(o, p, plan);
+  emit_kernels(o, p, plan);
+  emit_host(o, p, plan, debug);
+  if (fclose(o) != 0) {
+    free(buf);
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot write the generated source");
+  }
+  *source = buf;
+  return MAPP_OK;
+}

@@ -1,0 +1,152 @@
+/* Eager mode (the seed's "Python" mode): walk the step's list and call each
+ * stencil's own compiled kernel, one at a time. Each call validates its
+ * arguments, exchanges the halos its reads need, takes its temporaries from
+ * the pool, evaluates its regions against this rank's box at run time and
+ * runs its own parallel loop. No artificial slowness: just no view of the
+ * whole program. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil.h"
+
+/* One kernel per body: the body in its own loop over a local box. */
+typedef void (*eager_kernel)(const stencil_args *a, const long box[4], double *const *in, double *out);
+
+#define EAGER_P(n) in[n]
+#define EAGER_V(n) in[n][k]
+#define EAGER_KERNEL(name)                                                                         \
+  static void eager_##name(const stencil_args *args, const long box[4], double *const *in, double *out) { \
+    const stencil_args local_args = *args; /* not aliased by out: scalars stay in registers */       \
+    const stencil_args *const a = &local_args;                                                     \
+    const long s = a->stride;                                                                      \
+    _Pragma("omp parallel for schedule(static)") for (long j = box[2]; j < box[3]; ++j) {          \
+      const long gj = a->j0 + j;                                                                   \
+      for (long i = box[0]; i < box[1]; ++i) {                                                     \
+        const long k = a->origin + j * s + i, gi = a->i0 + i;                                      \
+        (void)gi, (void)gj, (void)in;                                                              \
+        out[k] = ST_CALL_##name(EAGER_P, EAGER_V);                                                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+ST_BODIES(EAGER_KERNEL)
+
+typedef struct {
+  const char *name;
+  eager_kernel fn;
+} kernel_entry;
+#define EAGER_ENTRY(name) {#name, eager_##name},
+static const kernel_entry kernels[] = {ST_BODIES(EAGER_ENTRY){NULL, NULL}};
+
+static eager_kernel kernel_find(const char *name) {
+  for (const kernel_entry *e = kernels; e->name; ++e)
+    if (!strcmp(e->name, name)) return e->fn;
+  return NULL;
+}
+
+/* The kernels of each call, resolved once (like stencils compiled at init). */
+typedef struct {
+  eager_kernel body[ST_MAX_CALLS];
+  eager_kernel region[ST_MAX_CALLS][ST_MAX_REGIONS];
+} eager_table;
+
+int stencil_eager_init(stencil_state *s) {
+  eager_table *t = NULL;
+  MAPP_TRY(mapp_calloc((void **)&t, 1, sizeof *t, "eager kernel table"));
+  s->eager_kernels = t;
+  for (int k = 0; k < s->program.ncalls; ++k) {
+    const st_call *c = &s->program.calls[k];
+    if (c->body && !(t->body[k] = kernel_find(c->body)))
+      return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for body %s", c->name, c->body);
+    for (int r = 0; r < c->nregions; ++r)
+      if (!(t->region[k][r] = kernel_find(c->regions[r].body)))
+        return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for region %s", c->name, c->regions[r].body);
+  }
+  /* The pool holds every temporary of a step at once: eager cannot know
+   * which ones could share memory. */
+  size_t bytes = (size_t)(ST_NFIELDS - ST_NSTATE) * (s->field_elems * sizeof(double) + MAPP_POOL_ALIGN);
+  return mapp_pool_init(&s->pool, bytes);
+}
+
+void stencil_eager_free(stencil_state *s) {
+  free(s->eager_kernels);
+  s->eager_kernels = NULL;
+  mapp_pool_free(&s->pool);
+}
+
+/* The argument checks a stencil call makes before it runs. */
+static int validate_call(const stencil_state *s, const st_call *c, int k) {
+  if (c->out < 0 || c->out >= ST_NFIELDS || c->nin > ST_MAX_IN)
+    return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s (call %d): bad field arguments", c->name, k);
+  for (int n = 0; n < c->nin; ++n)
+    if (!s->fields[c->in[n].field])
+      return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: input %s was never computed", c->name,
+                       st_field_names[c->in[n].field]);
+  const st_extent *e = &c->extent;
+  if (e->i.lo < -ST_HALO || e->i.hi > ST_HALO || e->j.lo < -ST_HALO || e->j.hi > ST_HALO)
+    return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: extent leaves the padded arrays", c->name);
+  return MAPP_OK;
+}
+
+static void scan(stencil_state *s, const st_call *c, const long box[4]) {
+  const stencil_debug *d = &s->cfg.debug;
+  double *x = s->fields[c->out];
+  if (d->nan) st_debug_scan(&s->args, &s->hooks, ST_CHECK_NAN, c->name, st_field_names[c->out], x, box[0], box[1], box[2], box[3]);
+  if (d->negative[c->out])
+    st_debug_scan(&s->args, &s->hooks, ST_CHECK_NEGATIVE, c->name, st_field_names[c->out], x, box[0], box[1], box[2], box[3]);
+}
+
+/* Checks over what the call wrote (its extent; for a region-only stencil,
+ * each region's box on this rank), then the trace and the progress. */
+static void debug_after(stencil_state *s, const st_call *c, const long box[4]) {
+  const stencil_debug *d = &s->cfg.debug;
+  double *x = s->fields[c->out];
+  if (c->body) {
+    scan(s, c, box);
+  } else {
+    for (int r = 0; r < c->nregions; ++r) {
+      long rbox[4];
+      if (st_region_box(&c->regions[r], &c->extent, &s->args, rbox)) scan(s, c, rbox);
+    }
+  }
+  if (d->trace) st_debug_trace(&s->args, &s->hooks, c->name, st_field_names[c->out], x);
+  if (d->progress) st_debug_progress(&s->hooks, c->name);
+}
+
+int stencil_eager_step(stencil_state *s) {
+  const eager_table *t = s->eager_kernels;
+  const stencil_args *a = &s->args;
+  size_t mark = mapp_pool_mark(&s->pool);
+  for (int f = ST_NSTATE; f < ST_NFIELDS; ++f) s->fields[f] = NULL;
+  st_validity valid;
+  st_validity_start(&valid);
+  int status = MAPP_OK;
+  for (int k = 0; k < s->program.ncalls && status == MAPP_OK; ++k) {
+    const st_call *c = &s->program.calls[k];
+    MAPP_TRY(validate_call(s, c, k));
+    /* Halos this call reads that are not valid yet. */
+    int need[ST_NFIELDS];
+    int n = st_halo_needs(c, &valid, need);
+    if (n < 0) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s reads a field where it was never computed", c->name);
+    if (n > 0) {
+      MAPP_TRY(s->hooks.halo(s->hooks.halo_ctx, need, n));
+      for (int m = 0; m < n; ++m) st_validity_after_exchange(&valid, need[m]);
+      ++s->eager_exchanges;
+    }
+    /* The output of a temporary comes from the pool. */
+    if (!s->fields[c->out])
+      MAPP_TRY(mapp_pool_alloc(&s->pool, s->field_elems * sizeof(double), (void **)&s->fields[c->out]));
+    double *in[ST_MAX_IN];
+    for (int m = 0; m < c->nin; ++m) in[m] = s->fields[c->in[m].field];
+    long box[4] = {c->extent.i.lo, a->lx + c->extent.i.hi, c->extent.j.lo, a->ly + c->extent.j.hi};
+    if (c->body) t->body[k](a, box, in, s->fields[c->out]);
+    for (int r = 0; r < c->nregions; ++r) {
+      long rbox[4];
+      if (st_region_box(&c->regions[r], &c->extent, a, rbox)) t->region[k][r](a, rbox, in, s->fields[c->out]);
+    }
+    st_validity_after_call(&valid, c);
+    ++s->eager_calls;
+    if (stencil_debug_any(&s->cfg.debug)) debug_after(s, c, box);
+  }
+  mapp_pool_release(&s->pool, mark);
+  return status;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# cache_staleness.sh MAPP_STENCIL: plants the eight kinds of staleness in a
+# cache and shows that `run` refuses each (exit 2, one line naming what
+# differs) and that `build-and-run` then rebuilds exactly the stale entry.
+# Runs in the current (empty) folder.
+set -u
+bin=$1
+fail() { echo "FAIL: $*"; exit 1; }
+refusals=0
+builds() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['app_data']['builds'])" "$1"; }
+expect_refusal() { # REGEX RANKS ARGS...
+  local regex=$1 n=$2; shift 2
+  if [ "$n" -eq 1 ]; then "$bin" "$@" >out.txt 2>err.txt; else mpirun -q -np "$n" --oversubscribe "$bin" "$@" >out.txt 2>err.txt; fi
+  local rc=$?
+  [ $rc -eq 2 ] || { cat err.txt; fail "run loaded or failed otherwise (exit $rc), expected a refusal: $*"; }
+  [ "$(grep -c '' err.txt)" -eq 1 ] || { cat err.txt; fail "the refusal is not one line"; }
+  grep -Eq -- "$regex" err.txt || { cat err.txt; fail "the refusal does not name /$regex/"; }
+  refusals=$((refusals + 1))
+  echo "refused ($refusals): $(cat err.txt)"
+}
+expect_rebuild() { # EXPECTED_BUILDS RANKS ARGS...
+  local want=$1 n=$2; shift 2
+  if [ "$n" -eq 1 ]; then "$bin" --quiet "$@" --mode build-and-run --result rebuild.json; else
+    mpirun -q -np "$n" --oversubscribe "$bin" --quiet "$@" --mode build-and-run --result rebuild.json; fi || fail "build-and-run failed: $*"
+  local got; got=$(builds rebuild.json)
+  [ "$got" = "$want" ] || fail "build-and-run ran $got builds, expected $want: $*"
+  rm -f rebuild.json
+  echo "rebuilt: $want build(s)"
+}
+
+# A private copy of the stencil header and a compiler wrapper that can
+# claim another version.
+mkdir -p inc && cp "$MAPP_SOURCE_DIR/miniapps/stencil/stencil_kernels.h" inc/
+real_cc=$(command -v cc)
+write_wrapper() { printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "wrapped-cc %s"; exit 0; fi\nexec %s "$@"\n' "$1" "$real_cc" > cc-wrapper; chmod +x cc-wrapper; }
+write_wrapper 1.0
+export MAPP_STENCIL_INCLUDE=$PWD/inc MAPP_STENCIL_CC=$PWD/cc-wrapper
+unset MAPP_STENCIL_CFLAGS MAPP_STENCIL_DROP
+common=(--size tiny --steps 1 --cache cache)
+"$bin" --quiet "${common[@]}" --mode build || fail "first build"
+"$bin" --quiet "${common[@]}" --mode run || fail "warm run"
+entry=$(ls -d cache/wesn-*)
+
+# 1. the stencil header edited (one coefficient)
+sed -i 's/return 0.25 \* (h\[k\] + h\[k - 1\]/return 0.2500001 * (h[k] + h[k - 1]/' inc/stencil_kernels.h
+cmp -s inc/stencil_kernels.h "$MAPP_SOURCE_DIR/miniapps/stencil/stencil_kernels.h" && fail "the header edit did not apply"
+expect_refusal "stencil header" 1 "${common[@]}" --mode run
+expect_rebuild 1 1 "${common[@]}"
+cp "$MAPP_SOURCE_DIR/miniapps/stencil/stencil_kernels.h" inc/
+
+# 2. the step list changed (one stencil removed)
+MAPP_STENCIL_DROP=update_v expect_refusal "generated source" 1 "${common[@]}" --mode run
+MAPP_STENCIL_DROP=update_v expect_rebuild 1 1 "${common[@]}"
+
+# 3. other compiler flags
+MAPP_STENCIL_CFLAGS=-O1 expect_refusal "compiler flags" 1 "${common[@]}" --mode run
+MAPP_STENCIL_CFLAGS=-O1 expect_rebuild 1 1 "${common[@]}"
+
+# 4. another compiler version (the wrapper now reports 2.0)
+write_wrapper 2.0
+expect_refusal "compiler version .*wrapped-cc 1.0.*wrapped-cc 2.0" 1 "${common[@]}" --mode run
+expect_rebuild 1 1 "${common[@]}"
+write_wrapper 1.0
+
+# 5. another code-path class (2 ranks: classes wsn and esn, never built)
+expect_refusal "code-path class" 2 "${common[@]}" --layout 2x1 --mode run
+expect_rebuild 2 2 "${common[@]}" --layout 2x1
+
+# 6. debug passes switched on
+expect_refusal "debug passes" 1 "${common[@]}" --check nan --mode run
+expect_rebuild 1 1 "${common[@]}" --check nan
+
+# 7. the shared object truncated, then overwritten with garbage
+"$bin" --quiet "${common[@]}" --mode run || fail "the original entry no longer loads"
+head -c 1000 "$entry/step.so" > so.tmp && cat so.tmp > "$entry/step.so"
+expect_refusal "shared object .* corrupt" 1 "${common[@]}" --mode run
+expect_rebuild 1 1 "${common[@]}"
+echo "garbage, not an ELF object" > "$entry/step.so"
+expect_refusal "shared object .* corrupt" 1 "${common[@]}" --mode run
+expect_rebuild 1 1 "${common[@]}"
+
+# 8. the manifest truncated
+head -c 40 "$entry/manifest.json" > m.tmp && cat m.tmp > "$entry/manifest.json"
+expect_refusal "manifest .* corrupt or truncated" 1 "${common[@]}" --mode run
+expect_rebuild 1 1 "${common[@]}"
+
+"$bin" --quiet "${common[@]}" --mode run || fail "the rebuilt entry does not load"
+[ $refusals -eq 9 ] || fail "$refusals refusals, expected 9"
+echo "ok: 8 kinds of staleness (9 plants), 9 refusals, 0 silent loads; every rebuild built exactly the stale entry"
