@@ -1,0 +1,417 @@
+/* The app's hooks: the variant table, the setup from options (layers,
+ * budgets, the refusal or the fall-back to checkpointing), the timed
+ * gradient, the checks, the record and the answer file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snap_app_internal.h"
+
+#define SNAP_CPU_BACKENDS (MAPP_BACKEND_BIT(SERIAL) | MAPP_BACKEND_BIT(OMP))
+#define SNAP_ALL_BACKENDS (SNAP_CPU_BACKENDS | MAPP_BACKEND_BIT(CUDA))
+
+/* memory is first: the in-memory reference the others' speed is compared
+ * with (--layers none). All three give the same gradient bit for bit. */
+const mapp_variant_info snap_variants[] = {
+    {.name = "memory", .backends = SNAP_ALL_BACKENDS, .kind = SNAP_MODE_MEMORY,
+     .description = "every snapshot in one in-memory array, allocated and touched before the clock (--layers none)"},
+    {.name = "stream", .backends = SNAP_ALL_BACKENDS, .kind = SNAP_MODE_STREAM,
+     .description = "snapshots streamed across the layers under budgets by writer and prefetcher threads"},
+    {.name = "revolve", .backends = SNAP_ALL_BACKENDS, .kind = SNAP_MODE_REVOLVE,
+     .description = "binomial checkpointing (revolve): a few states kept, the forward recomputed in the adjoint"},
+    {0},
+};
+
+typedef struct {
+  snap_options opt;
+  snap_strategy st;
+  snap_problem p;
+  bool have_problem;
+  snap_engine *e;
+  snap_store *store;
+  double *m0, *observed, *grad, *rec, *u_final;
+  snap_result res;
+  snap_estimate est;
+  const char *layers_name;
+  size_t host_total;          /* the host budget (wavefields included) */
+  bool host_explicit;
+  size_t rss_before, rss_peak;
+  bool estimate_only, fell_back;
+  size_t needed, given;       /* snapshot bytes needed and what the budgets give */
+} snap_state;
+
+static const char *default_layers(mapp_backend b) {
+  return b == MAPP_BACKEND_CUDA ? "disk-host-device" : "disk-host";
+}
+
+static int choose_layers(mapp_run *run, snap_state *s) {
+  snap_mode mode = (snap_mode)run->variant->kind;
+  const char *given = s->opt.layers;
+  if (mode == SNAP_MODE_MEMORY) {
+    if (given && strcmp(given, "none"))
+      return mapp_fail(MAPP_ERR_INPUT, "--variant memory keeps every snapshot in memory; --layers %s needs --variant stream",
+                       given);
+    s->layers_name = "none";
+  } else if (mode == SNAP_MODE_REVOLVE) {
+    if (given) return mapp_fail(MAPP_ERR_INPUT, "--variant revolve keeps checkpoints in host memory; --layers %s needs --variant stream", given);
+    s->layers_name = "host";
+  } else {
+    s->layers_name = given ? given : default_layers(run->backend);
+  }
+  unsigned mask;
+  MAPP_TRY(snap_layers_parse(s->layers_name, &mask));
+  if (mask & (1u << SNAP_LAYER_DEVICE)) {
+    if (!mapp_backend_built(MAPP_BACKEND_CUDA))
+      return mapp_fail(MAPP_ERR_INPUT, "--layers %s holds the device layer, which needs a GPU build (this one has no CUDA)",
+                       s->layers_name);
+    if (run->backend != MAPP_BACKEND_CUDA)
+      return mapp_fail(MAPP_ERR_INPUT, "--layers %s holds the device layer, which needs --backend cuda (not %s)",
+                       s->layers_name, mapp_backend_name(run->backend));
+  }
+  s->st.mode = mode;
+  s->st.store.layers = mode == SNAP_MODE_MEMORY ? 0 : mask;
+  return MAPP_OK;
+}
+
+/* --mem-perc, else MAPP_<LAYER>_MEM_PERC, else 0.7 (the seed's default). */
+static int mem_perc(const snap_state *s, snap_layer l, double *out) {
+  static const char *env[SNAP_NLAYERS] = {"MAPP_DEVICE_MEM_PERC", "MAPP_HOST_MEM_PERC", "MAPP_DISK_MEM_PERC"};
+  *out = 0.7;
+  const char *text = getenv(env[l]);
+  if (s->opt.mem_perc > 0) *out = s->opt.mem_perc;
+  else if (text && *text) {
+    char *end;
+    *out = strtod(text, &end);
+    if (*end || !(*out > 0 && *out <= 1))
+      return mapp_fail(MAPP_ERR_INPUT, "%s=%s is outside (0, 1]", env[l], text);
+  }
+  return MAPP_OK;
+}
+
+/* Ranks sharing this node (they share MemAvailable and the disk). */
+static int ranks_on_node(MPI_Comm comm, int *n) {
+  MPI_Comm node;
+  MAPP_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_size(node, n);
+  MPI_Comm_free(&node);
+  return MAPP_OK;
+}
+
+static int layer_budget(mapp_run *run, snap_state *s, snap_layer l, size_t *budget) {
+  if (s->opt.budget[l]) return snap_parse_size(s->opt.budget[l], budget);
+  double perc;
+  MAPP_TRY(mem_perc(s, l, &perc));
+  int local;
+  MAPP_TRY(ranks_on_node(run->mpi.comm, &local));
+  size_t avail = 0;
+  if (l == SNAP_LAYER_HOST) avail = snap_host_available();
+  else if (l == SNAP_LAYER_DISK) MAPP_TRY(snap_disk_available(s->st.store.disk_dir, &avail));
+  *budget = (size_t)(perc * (double)avail / local);
+  return MAPP_OK;
+}
+
+/* Budgets per layer, the wavefields out of the host's, and what the
+ * snapshots need against what the layers give. */
+static int set_budgets(mapp_run *run, snap_state *s) {
+  snap_store_config *sc = &s->st.store;
+  MAPP_TRY(layer_budget(run, s, SNAP_LAYER_HOST, &s->host_total));
+  s->host_explicit = s->opt.budget[SNAP_LAYER_HOST] != NULL;
+  size_t fixed = s->est.wavefields + s->est.buffers;
+  if (s->host_total < fixed)
+    return mapp_fail(MAPP_ERR_INPUT, "host budget of %zu bytes cannot hold even the wavefields and buffers (%zu bytes)",
+                     s->host_total, fixed);
+  if (sc->layers & (1u << SNAP_LAYER_HOST)) sc->budget[SNAP_LAYER_HOST] = s->host_total - fixed;
+  if (sc->layers & (1u << SNAP_LAYER_DISK)) MAPP_TRY(layer_budget(run, s, SNAP_LAYER_DISK, &sc->budget[SNAP_LAYER_DISK]));
+  /* The device tier keeps no snapshots yet (they leave the device as they
+   * are made); its budget is recorded, not counted. */
+  if ((sc->layers & (1u << SNAP_LAYER_DEVICE)) && s->opt.budget[SNAP_LAYER_DEVICE])
+    MAPP_TRY(snap_parse_size(s->opt.budget[SNAP_LAYER_DEVICE], &sc->budget[SNAP_LAYER_DEVICE]));
+  /* Disk snapshots are padded to 4 KiB blocks (direct I/O). */
+  size_t per = s->est.snapshot_bytes, per_disk = (per + 4095) / 4096 * 4096;
+  s->needed = s->est.snapshots;
+  size_t per_host = (per + 63) / 64 * 64; /* host blocks are 64-byte aligned */
+  size_t host_n = sc->budget[SNAP_LAYER_HOST] / per_host, left = host_n >= (size_t)s->est.nsnap ? 0 : (size_t)s->est.nsnap - host_n;
+  bool fits = left * per_disk <= sc->budget[SNAP_LAYER_DISK];
+  s->given = sc->budget[SNAP_LAYER_HOST] + sc->budget[SNAP_LAYER_DISK];
+  int all_fit = fits, agreed;
+  MAPP_MPI(MPI_Allreduce(&all_fit, &agreed, 1, MPI_INT, MPI_MIN, run->mpi.comm));
+  if (agreed || sc->compression != SNAP_COMP_NONE) return MAPP_OK; /* compressed sizes are learnt at run time */
+  if (!s->opt.recompute)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "snapshots need %zu bytes per rank but the budgets give %zu (host %zu, disk %zu); use --recompute "
+                     "or larger budgets",
+                     s->needed, s->given, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK]);
+  /* --recompute: keep what fits in host memory as revolve's checkpoints. */
+  size_t slot = 2 * per;
+  long slots = (long)(sc->budget[SNAP_LAYER_HOST] / slot);
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG, MPI_MIN, run->mpi.comm));
+  if (slots < 1)
+    return mapp_fail(MAPP_ERR_INPUT, "--recompute: not even one checkpoint (%zu bytes) fits the host budget's %zu bytes left",
+                     slot, sc->budget[SNAP_LAYER_HOST]);
+  s->st.mode = SNAP_MODE_REVOLVE;
+  s->st.checkpoints = (int)(slots < s->opt.cfg.nt ? slots : s->opt.cfg.nt);
+  s->fell_back = true;
+  return MAPP_OK;
+}
+
+static void print_estimate(mapp_run *run, const snap_state *s) {
+  if (run->mpi.rank != 0 || run->common.quiet) return;
+  const snap_store_config *sc = &s->st.store;
+  printf("estimate (bytes per rank, rank 0): host %zu (wavefields and model %zu, buffers %zu), device %zu, "
+         "snapshots %zu (upper bound: %ld x %zu); layers %s: budgets host %zu, disk %zu, device %zu\n",
+         s->est.wavefields + s->est.buffers, s->est.wavefields, s->est.buffers,
+         run->backend == MAPP_BACKEND_CUDA ? s->est.wavefields : (size_t)0, s->est.snapshots, s->est.nsnap,
+         s->est.snapshot_bytes, s->layers_name, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK],
+         sc->budget[SNAP_LAYER_DEVICE]);
+}
+
+static int fill_store_config(mapp_run *run, snap_state *s) {
+  snap_store_config *sc = &s->st.store;
+  const snap_options *o = &s->opt;
+  sc->compression = o->compression;
+  sc->zstd_level = o->zstd_level, sc->zfp_tolerance = o->zfp_tolerance, sc->zfp_rate = o->zfp_rate;
+  if (sc->compression == SNAP_COMP_ZFP && o->zfp_rate > 0) sc->zfp_tolerance = 0; /* fixed rate */
+  sc->io_threads = o->io_threads, sc->prefetch_depth = o->prefetch_depth;
+  const char *tmp = getenv("TMPDIR");
+  sc->disk_dir = o->disk_dir ? o->disk_dir : tmp && *tmp ? tmp : "/tmp";
+  sc->keep = o->keep, sc->direct_io = o->direct_io;
+  sc->prog = run->app->name ? "mapp-snapshots" : "mapp-snapshots";
+  if (s->st.mode != SNAP_MODE_STREAM && sc->compression != SNAP_COMP_NONE)
+    return mapp_fail(MAPP_ERR_INPUT, "--compression %s applies to --variant stream only",
+                     snap_compression_name(sc->compression));
+  return MAPP_OK;
+}
+
+static int allocate_arrays(snap_state *s) {
+  size_t n = (size_t)s->p.grid.interior, nrec = (size_t)(s->p.cfg.nt * s->p.nrec);
+  MAPP_TRY(mapp_alloc((void **)&s->m0, n * sizeof(double), "the model"));
+  MAPP_TRY(mapp_alloc((void **)&s->grad, n * sizeof(double), "the gradient"));
+  MAPP_TRY(mapp_alloc((void **)&s->u_final, n * sizeof(double), "the last wavefield"));
+  MAPP_TRY(mapp_alloc((void **)&s->observed, nrec * sizeof(double), "the observed data"));
+  MAPP_TRY(mapp_alloc((void **)&s->rec, nrec * sizeof(double), "the receivers' data"));
+  return MAPP_OK;
+}
+
+/* The observed data: a forward in the true model (setup, not timed). */
+static int observe(snap_state *s) {
+  double *m_true;
+  MAPP_TRY(mapp_alloc((void **)&m_true, (size_t)s->p.grid.interior * sizeof(double), "the true model"));
+  snap_model_true(&s->p, m_true);
+  int status = snap_engine_set_model(s->e, m_true);
+  snap_source src = {.wavelet = s->p.wavelet};
+  if (!status) status = snap_forward(s->e, &src, s->observed, NULL, NULL);
+  free(m_true);
+  snap_model_smooth(&s->p, s->m0);
+  return status;
+}
+
+int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
+  snap_state *s;
+  MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "the run"));
+  *state = s;
+  s->rss_before = snap_peak_rss();
+  s->opt = *opt;
+  MAPP_TRY(snap_problem_create(run->mpi.comm, &opt->cfg, &s->p));
+  s->have_problem = true;
+  MAPP_TRY(choose_layers(run, s));
+  MAPP_TRY(fill_store_config(run, s));
+  /* Staging (writers + 1, at least 2), prefetch, a disk buffer per
+   * writer and per prefetcher, a compression buffer per writer. */
+  int writers = opt->io_threads > 0 ? opt->io_threads : 1;
+  int buffers = (writers + 1 < 2 ? 2 : writers + 1) + (opt->prefetch_depth > 0 ? opt->prefetch_depth : 2) + 2 * writers +
+                (opt->compression != SNAP_COMP_NONE ? writers : 0);
+  if (s->st.mode == SNAP_MODE_MEMORY || s->st.mode == SNAP_MODE_REVOLVE) buffers = 0;
+  snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, &s->est);
+  s->est.wavefields += 3 * sizeof(double) * (size_t)(s->p.cfg.nt * s->p.nrec); /* observed, synthetic, residual */
+  if (s->st.mode == SNAP_MODE_STREAM && s->st.store.layers) MAPP_TRY(set_budgets(run, s));
+  else if (opt->budget[SNAP_LAYER_HOST]) {
+    /* memory and revolve keep what they keep; a host budget given is what
+     * their peak RSS is checked against. */
+    MAPP_TRY(snap_parse_size(opt->budget[SNAP_LAYER_HOST], &s->host_total));
+    s->host_explicit = true;
+  }
+  if (s->st.mode == SNAP_MODE_REVOLVE && !s->fell_back) {
+    s->st.checkpoints = opt->checkpoints > 0 ? opt->checkpoints : 10;
+    if (s->st.checkpoints > opt->cfg.nt) s->st.checkpoints = (int)opt->cfg.nt;
+  }
+  if (opt->estimate) {
+    print_estimate(run, s);
+    s->estimate_only = true;
+    return MAPP_OK;
+  }
+  const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
+  if (!ops) return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: this build has no CUDA");
+  MAPP_TRY(snap_engine_create(&s->e, &s->p, ops));
+  MAPP_TRY(allocate_arrays(s));
+  MAPP_TRY(observe(s));
+  if (s->st.mode != SNAP_MODE_REVOLVE)
+    MAPP_TRY(snap_store_create(&s->store, &s->st.store, &s->p.grid, &s->p.cfg, s->est.nsnap));
+  return MAPP_OK;
+}
+
+static int snap_compute(mapp_run *run, void *state) {
+  snap_state *s = state;
+  (void)run;
+  if (s->estimate_only) return MAPP_OK;
+  int status = snap_gradient(s->e, &s->st, s->store, s->m0, s->observed, s->grad, s->rec, s->u_final, &s->res);
+  s->rss_peak = snap_peak_rss();
+  return status;
+}
+
+static int snap_verify(mapp_run *run, void *state) {
+  snap_state *s = state;
+  if (s->estimate_only) return MAPP_OK;
+  double worst = 0.0;
+  int finite = 1;
+  for (long i = 0; i < s->p.grid.interior; i++) {
+    if (!isfinite(s->grad[i])) finite = 0;
+    else if (fabs(s->grad[i]) > worst) worst = fabs(s->grad[i]);
+  }
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &finite, 1, MPI_INT, MPI_MIN, run->mpi.comm));
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  mapp_run_check(run, "finite", finite, finite ? 0.0 : 1.0, 0.0);
+  long failures = s->res.store.checksum_failures;
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_LONG, MPI_SUM, run->mpi.comm));
+  mapp_run_check(run, "snapshot-checksums", failures == 0, (double)failures, 0.0);
+#ifdef __SANITIZE_ADDRESS__
+  bool rss_meaningful = false; /* ASan's shadow memory and quarantine are not the app's */
+#else
+  bool rss_meaningful = true;
+#endif
+  if (s->host_explicit && rss_meaningful) {
+    /* Peak RSS within what the process held before setup plus the host
+     * budget (wavefields included) plus 5 %, plus 4 MiB for what the
+     * threads bring (stacks, allocator arenas, zstd contexts). */
+    double rss = (double)s->rss_peak,
+           bound = (double)s->rss_before + 1.05 * (double)s->host_total + 4.0 * 1048576.0;
+    MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+    mapp_run_check(run, "rss-within-host-budget", rss <= bound, rss, bound);
+  }
+  return MAPP_OK;
+}
+
+static json_t *layer_object(const double v[SNAP_NLAYERS]) {
+  return json_pack("{s:f,s:f,s:f}", "device", v[0], "host", v[1], "disk", v[2]);
+}
+
+static int snap_describe(mapp_run *run, void *state) {
+  snap_state *s = state;
+  const snap_grid *g = &s->p.grid;
+  long per_rank_x = mapp_split_even(g->global[0], run->mpi.nranks, 0).count;
+  mapp_run_dim(run, "nx", g->global[0], per_rank_x);
+  if (g->dims == 3) mapp_run_dim(run, "ny", g->global[1], g->global[1]);
+  mapp_run_dim(run, "nz", g->global[2], g->global[2]);
+  run->rec.steps = s->p.cfg.nt;
+  double points = (double)g->global[0] * (double)g->global[1] * (double)g->global[2];
+  run->rec.fom = run->compute_s > 0 && !s->estimate_only ? 2.0 * points * (double)s->p.cfg.nt / run->compute_s : 0.0;
+  run->rec.bytes_moved = -1;
+  const snap_store_stats *st = &s->res.store;
+  double count[SNAP_NLAYERS], peak[SNAP_NLAYERS], budget[SNAP_NLAYERS];
+  for (int l = 0; l < SNAP_NLAYERS; l++)
+    count[l] = (double)st->count[l], peak[l] = (double)st->peak_bytes[l], budget[l] = (double)s->st.store.budget[l];
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, count, SNAP_NLAYERS, MPI_DOUBLE, MPI_SUM, run->mpi.comm));
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, peak, SNAP_NLAYERS, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  /* Maxima over ranks: the slowest rank sets the pace. */
+  double mx[8] = {st->stall_forward_s, st->stall_adjoint_s, st->compress_s, st->decompress_s, st->write_s, st->read_s,
+                  s->res.forward_s, s->res.adjoint_s};
+  double sum[4] = {(double)st->raw_bytes, (double)st->stored_bytes, (double)st->disk_written, (double)st->disk_read};
+  double rss = (double)s->rss_peak;
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, mx, 8, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_DOUBLE, MPI_SUM, run->mpi.comm));
+  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  double nt = (double)s->p.cfg.nt;
+  json_t *x = json_pack(
+      "{s:s,s:s,s:i,s:i,s:f,s:I,s:f,s:f,s:f}", "layers", s->layers_name,
+      "compression", snap_compression_name(s->st.store.compression), "dims", g->dims, "space_order",
+      s->p.cfg.space_order, "dt", s->p.dt, "save_every", (json_int_t)s->p.cfg.save_every, "objective",
+      s->res.objective, "forward_s", mx[6], "adjoint_s", mx[7]);
+  if (!x) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
+  json_object_set_new(x, "snapshots_per_layer", layer_object(count));
+  json_object_set_new(x, "peak_bytes_per_layer", layer_object(peak));
+  json_object_set_new(x, "budget_bytes_per_layer", layer_object(budget));
+  json_object_set_new(x, "stall_forward_s", json_real(mx[0]));
+  json_object_set_new(x, "stall_adjoint_s", json_real(mx[1]));
+  json_object_set_new(x, "compress_s", json_real(mx[2]));
+  json_object_set_new(x, "decompress_s", json_real(mx[3]));
+  json_object_set_new(x, "disk_write_s", json_real(mx[4]));
+  json_object_set_new(x, "disk_read_s", json_real(mx[5]));
+  json_object_set_new(x, "snapshot_raw_bytes", json_real(sum[0]));
+  json_object_set_new(x, "snapshot_stored_bytes", json_real(sum[1]));
+  json_object_set_new(x, "compression_ratio", json_real(sum[1] > 0 ? sum[0] / sum[1] : 1.0));
+  json_object_set_new(x, "disk_written_bytes", json_real(sum[2]));
+  json_object_set_new(x, "disk_read_bytes", json_real(sum[3]));
+  json_object_set_new(x, "disk_write_GBps", json_real(mx[4] > 0 ? sum[2] / mx[4] / 1e9 : 0.0));
+  json_object_set_new(x, "disk_read_GBps", json_real(mx[5] > 0 ? sum[3] / mx[5] / 1e9 : 0.0));
+  json_object_set_new(x, "direct_io", json_boolean(st->direct_io));
+  json_object_set_new(x, "peak_rss_bytes", json_real(rss));
+  json_object_set_new(x, "rss_before_bytes", json_real((double)s->rss_before));
+  json_object_set_new(x, "host_budget_bytes", json_real((double)s->host_total));
+  json_object_set_new(x, "recompute", json_boolean(s->st.mode == SNAP_MODE_REVOLVE));
+  json_object_set_new(x, "checkpoints", json_integer(s->st.mode == SNAP_MODE_REVOLVE ? s->st.checkpoints : 0));
+  json_object_set_new(x, "recomputation_factor",
+                      json_real(s->res.forward_steps > 0 ? (double)s->res.forward_steps / nt : 1.0));
+  json_object_set_new(x, "zfp_gradient_bound_abs", json_real(s->res.zfp_bound));
+  json_object_set_new(x, "io_threads", json_integer(s->st.store.io_threads));
+  json_object_set_new(x, "prefetch_depth", json_integer(s->st.store.prefetch_depth));
+  json_t *est = json_pack("{s:f,s:f,s:f,s:f}", "host_wavefields_bytes", (double)s->est.wavefields,
+                          "host_buffers_bytes", (double)s->est.buffers, "snapshots_upper_bound_bytes",
+                          (double)s->est.snapshots, "device_bytes",
+                          run->backend == MAPP_BACKEND_CUDA ? (double)s->est.wavefields : 0.0);
+  json_object_set_new(x, "estimate", est);
+  json_object_set_new(x, "estimate_only", json_boolean(s->estimate_only));
+  run->rec.extra = x;
+  return MAPP_OK;
+}
+
+static int write_fields(const snap_state *s, hid_t file) {
+  const snap_grid *g = &s->p.grid;
+  mapp_h5_slab field = {.ndims = g->dims, .first = g->first, .count = g->n[0], .stride = g->n[1] * g->n[2]};
+  field.global_dims[0] = g->global[0];
+  if (g->dims == 3) field.global_dims[1] = g->global[1], field.global_dims[2] = g->global[2];
+  else field.global_dims[1] = g->global[2];
+  MAPP_TRY(mapp_h5_write_field(file, "gradient", &field, s->grad));
+  MAPP_TRY(mapp_h5_write_field(file, "u_final", &field, s->u_final));
+  bool root = g->rank == 0;
+  mapp_h5_slab rec = {.ndims = 2, .global_dims = {s->p.cfg.nt, s->p.nrec}, .first = 0,
+                      .count = root ? s->p.cfg.nt : 0, .stride = s->p.nrec};
+  MAPP_TRY(mapp_h5_write_field(file, "rec", &rec, s->rec));
+  MAPP_TRY(mapp_h5_attr_double(file, "objective", s->res.objective));
+  MAPP_TRY(mapp_h5_attr_double(file, "dt", s->p.dt));
+  MAPP_TRY(mapp_h5_attr_long(file, "space_order", s->p.cfg.space_order));
+  return MAPP_OK;
+}
+
+static int snap_write(mapp_run *run, void *state, const char *path) {
+  snap_state *s = state;
+  if (s->estimate_only) return mapp_fail(MAPP_ERR_INPUT, "--estimate runs nothing, so --output has nothing to write");
+  hid_t file;
+  MAPP_TRY(mapp_h5_create(run->mpi.comm, path, &file));
+  int status = mapp_h5_write_provenance(file, run->mpi.comm, &run->rec);
+  if (status == MAPP_OK) status = write_fields(s, file);
+  int closed = mapp_h5_close(file);
+  return status ? status : closed;
+}
+
+static void snap_destroy(void *state) {
+  snap_state *s = state;
+  if (!s) return;
+  snap_store_destroy(s->store);
+  snap_engine_free(s->e);
+  if (s->have_problem) snap_problem_free(&s->p);
+  free(s->m0), free(s->observed), free(s->grad), free(s->rec), free(s->u_final);
+  free(s);
+}
+
+const mapp_app snap_app_hooks = {
+    .name = "snapshots",
+    .variants = snap_variants,
+    .default_variant = "stream",
+    .bitwise_variants = true,
+    .fom_name = "point-updates/s",
+    .compute = snap_compute,
+    .verify = snap_verify,
+    .describe = snap_describe,
+    .write = snap_write,
+    .destroy = snap_destroy,
+};

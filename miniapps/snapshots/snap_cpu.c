@@ -1,0 +1,117 @@
+/* The host backend (serial and omp: the same loops, OpenMP threads set by
+ * the driver). Fields are ordinary host arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapp_halo_nd.h"
+#include "snapshots.h"
+
+/* Below this many points a parallel region costs more than the loop (and
+ * oversubscribed ranks would spin in its barriers): run it on one thread.
+ * Every point is computed alike either way, so answers do not change. */
+#define SNAP_OMP_MIN_POINTS 16384
+
+static int cpu_alloc(const snap_grid *g, double **field) {
+  MAPP_TRY(mapp_alloc((void **)field, (size_t)g->padded * sizeof(double), "a wavefield"));
+  /* Touched here (in parallel, as the steps will) so no page fault lands in
+   * the timed loops. */
+  double *f = *field;
+#pragma omp parallel for schedule(static) if (g->padded >= SNAP_OMP_MIN_POINTS)
+  for (long i = 0; i < g->padded; i++) f[i] = 0.0;
+  return MAPP_OK;
+}
+
+static void cpu_release(double *field) { free(field); }
+
+static int cpu_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
+  const snap_grid *g = &p->grid;
+  double *arrays[3] = {0};
+  for (int a = 0; a < 3; a++) {
+    int status = cpu_alloc(g, &arrays[a]);
+    if (status) {
+      for (int b = 0; b < a; b++) free(arrays[b]);
+      return status;
+    }
+  }
+  k->c = arrays[0], k->b = arrays[1], k->inv_a = arrays[2];
+  snap_fill_coeffs(p, m, k->c, k->b, k->inv_a);
+  return MAPP_OK;
+}
+
+static void cpu_free_coeffs(snap_coeffs *k) {
+  free(k->c), free(k->b), free(k->inv_a);
+  k->c = k->b = k->inv_a = NULL;
+}
+
+static void cpu_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
+  const long s0 = g->stride[0], s1 = g->stride[1], s2 = g->stride[2];
+  const int radius = g->radius;
+  const double *w = g->w;
+#pragma omp parallel for collapse(2) schedule(static) if (g->interior >= SNAP_OMP_MIN_POINTS)
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++) {
+      long row = snap_index(g, i, j, 0);
+      for (long z = 0; z < g->n[2]; z++) {
+        long at = row + z;
+        next[at] = snap_update(cur, prev, at, s0, s1, s2, radius, w, k->c[at], k->b[at], k->inv_a[at]);
+      }
+    }
+}
+
+static void cpu_inject(const snap_coeffs *k, double *field, const long *idx, const double *values, long n) {
+  for (long r = 0; r < n; r++)
+    if (idx[r] >= 0) field[idx[r]] += values[r] * k->inv_a[idx[r]];
+}
+
+static void cpu_sample(const double *field, const long *idx, double *out, long n) {
+  for (long r = 0; r < n; r++) out[r] = idx[r] >= 0 ? field[idx[r]] : 0.0;
+}
+
+static int cpu_exchange(const snap_grid *g, double *field) {
+  return mapp_slab_halo_exchange(g->comm, g->left, g->right, field, g->stride[0], g->radius, g->n[0]);
+}
+
+static int cpu_snapshot_out(const snap_grid *g, const double *field, double *host) {
+  snap_pack(g, field, host);
+  return MAPP_OK;
+}
+
+static int cpu_snapshot_wait(void) { return MAPP_OK; }
+
+static int cpu_image(const snap_grid *g, double *grad, const double *snapshot, const double *next, const double *cur,
+                     const double *prev, double *abs_d2) {
+#pragma omp parallel for collapse(2) schedule(static) if (g->interior >= SNAP_OMP_MIN_POINTS)
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++) {
+      long row = snap_index(g, i, j, 0);
+      const double *u = snapshot + (i * g->n[1] + j) * g->n[2];
+      for (long z = 0; z < g->n[2]; z++) {
+        long at = row + z;
+        grad[at] += snap_image(u[z], next[at], cur[at], prev[at]);
+        if (abs_d2) abs_d2[at] += __builtin_fabs(next[at] - 2.0 * cur[at] + prev[at]);
+      }
+    }
+  return MAPP_OK;
+}
+
+static int cpu_copy(const snap_grid *g, const double *from, double *to) {
+  memcpy(to, from, sizeof(double) * (size_t)g->padded);
+  return MAPP_OK;
+}
+
+const snap_ops snap_cpu_ops = {
+    .name = "cpu",
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .set_coeffs = cpu_set_coeffs,
+    .free_coeffs = cpu_free_coeffs,
+    .step = cpu_step,
+    .inject = cpu_inject,
+    .sample = cpu_sample,
+    .exchange = cpu_exchange,
+    .snapshot_out = cpu_snapshot_out,
+    .snapshot_wait = cpu_snapshot_wait,
+    .image = cpu_image,
+    .to_host = cpu_copy,
+    .from_host = cpu_copy,
+};

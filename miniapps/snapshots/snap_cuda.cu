@@ -1,0 +1,257 @@
+/* The CUDA backend: wavefields, model and image accumulators on the
+ * device; the stencil is snap_kernel.h's snap_update, the same per-point
+ * code the CPU runs. A snapshot leaves the device by cudaMemcpyAsync on its
+ * own stream into the store's (page-locked) staging buffer while the next
+ * step computes; then the host and disk layers take it as on the CPU.
+ * Halo planes along x are staged through pinned host buffers for MPI.
+ *
+ * Without a GPU the driver refuses --backend cuda before any of this runs
+ * (mapp_select_backend: no device is an input error). */
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+#include <hdf5.h>
+#include <jansson.h>
+#include <mpi.h>
+
+extern "C" {
+#include "mapp_halo_nd.h"
+#include "snapshots.h"
+}
+
+namespace {
+
+struct weights {
+  double w[SNAP_MAX_RADIUS + 1];
+};
+
+struct device_state {
+  cudaStream_t compute = nullptr, copy = nullptr;
+  cudaEvent_t produced = nullptr;
+  double *pack = nullptr;          /* device interior buffer for snapshots */
+  size_t pack_bytes = 0;
+  long *idx = nullptr;             /* device indices and values for inject/sample */
+  double *vals = nullptr;
+  size_t idx_cap = 0;
+  double *halo_host = nullptr;     /* pinned: send lo, send hi, recv lo, recv hi */
+  size_t halo_count = 0;
+  const void *registered[64];      /* store buffers page-locked so far */
+  int nregistered = 0;
+};
+device_state dev;
+
+int check(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_SYSTEM, "cuda: %s: %s", what, cudaGetErrorString(e));
+}
+
+int ensure_streams() {
+  if (dev.compute) return MAPP_OK;
+  MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.compute, cudaStreamNonBlocking), "creating the compute stream"));
+  MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.copy, cudaStreamNonBlocking), "creating the copy stream"));
+  return check(cudaEventCreateWithFlags(&dev.produced, cudaEventDisableTiming), "creating an event");
+}
+
+int ensure_scratch(long n) {
+  if ((size_t)n <= dev.idx_cap) return MAPP_OK;
+  cudaFree(dev.idx), cudaFree(dev.vals);
+  MAPP_TRY(check(cudaMalloc(&dev.idx, sizeof(long) * n), "allocating index scratch"));
+  MAPP_TRY(check(cudaMalloc(&dev.vals, sizeof(double) * n), "allocating value scratch"));
+  dev.idx_cap = (size_t)n;
+  return MAPP_OK;
+}
+
+struct dims {
+  long n0, n1, n2, pn1, pn2, p0, p1, p2, s0, s1, s2;
+};
+
+dims dims_of(const snap_grid *g) {
+  return dims{g->n[0], g->n[1], g->n[2], g->pn[1], g->pn[2], g->pad[0], g->pad[1], g->pad[2],
+              g->stride[0], g->stride[1], g->stride[2]};
+}
+
+__device__ long padded_at(const dims &d, long i, long j, long k) {
+  return (i + d.p0) * d.pn1 * d.pn2 + (j + d.p1) * d.pn2 + (k + d.p2);
+}
+
+__global__ void step_kernel(dims d, int radius, weights w, const double *c, const double *b, const double *inv_a,
+                            double *next, const double *cur, const double *prev) {
+  long n = d.n0 * d.n1 * d.n2;
+  for (long t = blockIdx.x * (long)blockDim.x + threadIdx.x; t < n; t += (long)gridDim.x * blockDim.x) {
+    long k = t % d.n2, j = (t / d.n2) % d.n1, i = t / (d.n2 * d.n1);
+    long at = padded_at(d, i, j, k);
+    next[at] = snap_update(cur, prev, at, d.s0, d.s1, d.s2, radius, w.w, c[at], b[at], inv_a[at]);
+  }
+}
+
+__global__ void image_kernel(dims d, double *grad, const double *snap, const double *next, const double *cur,
+                             const double *prev, double *abs_d2) {
+  long n = d.n0 * d.n1 * d.n2;
+  for (long t = blockIdx.x * (long)blockDim.x + threadIdx.x; t < n; t += (long)gridDim.x * blockDim.x) {
+    long k = t % d.n2, j = (t / d.n2) % d.n1, i = t / (d.n2 * d.n1);
+    long at = padded_at(d, i, j, k);
+    grad[at] += snap_image(snap[t], next[at], cur[at], prev[at]);
+    if (abs_d2) abs_d2[at] += fabs(next[at] - 2.0 * cur[at] + prev[at]);
+  }
+}
+
+__global__ void pack_kernel(dims d, const double *field, double *out) {
+  long n = d.n0 * d.n1 * d.n2;
+  for (long t = blockIdx.x * (long)blockDim.x + threadIdx.x; t < n; t += (long)gridDim.x * blockDim.x) {
+    long k = t % d.n2, j = (t / d.n2) % d.n1, i = t / (d.n2 * d.n1);
+    out[t] = field[padded_at(d, i, j, k)];
+  }
+}
+
+__global__ void inject_kernel(const double *inv_a, double *field, const long *idx, const double *vals, long n) {
+  long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (r < n && idx[r] >= 0) field[idx[r]] += vals[r] * inv_a[idx[r]];
+}
+
+__global__ void sample_kernel(const double *field, const long *idx, double *out, long n) {
+  long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (r < n) out[r] = idx[r] >= 0 ? field[idx[r]] : 0.0;
+}
+
+unsigned blocks_for(long n) {
+  long b = (n + 255) / 256;
+  return (unsigned)(b < 65535 ? (b > 0 ? b : 1) : 65535);
+}
+
+int cuda_alloc(const snap_grid *g, double **field) {
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(check(cudaMalloc(field, sizeof(double) * g->padded), "allocating a wavefield"));
+  return check(cudaMemset(*field, 0, sizeof(double) * g->padded), "zeroing a wavefield");
+}
+
+void cuda_release(double *field) { cudaFree(field); }
+
+int cuda_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
+  const snap_grid *g = &p->grid;
+  size_t bytes = sizeof(double) * g->padded;
+  double *host = (double *)calloc(3 * (size_t)g->padded, sizeof(double));
+  if (!host) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory staging the model (%zu bytes)", 3 * bytes);
+  snap_fill_coeffs(p, m, host, host + g->padded, host + 2 * g->padded);
+  double **dst[3] = {&k->c, &k->b, &k->inv_a};
+  int status = MAPP_OK;
+  for (int a = 0; a < 3 && !status; a++) {
+    status = check(cudaMalloc(dst[a], bytes), "allocating the model");
+    if (!status) status = check(cudaMemcpy(*dst[a], host + a * g->padded, bytes, cudaMemcpyHostToDevice), "copying the model");
+  }
+  free(host);
+  return status;
+}
+
+void cuda_free_coeffs(snap_coeffs *k) {
+  cudaFree(k->c), cudaFree(k->b), cudaFree(k->inv_a);
+  k->c = k->b = k->inv_a = nullptr;
+}
+
+void cuda_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
+  weights w;
+  memcpy(w.w, g->w, sizeof w.w);
+  step_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), g->radius, w, k->c, k->b, k->inv_a, next,
+                                                                cur, prev);
+}
+
+void cuda_inject(const snap_coeffs *k, double *field, const long *idx, const double *values, long n) {
+  if (n <= 0 || ensure_scratch(n)) return;
+  cudaMemcpyAsync(dev.idx, idx, sizeof(long) * n, cudaMemcpyHostToDevice, dev.compute);
+  cudaMemcpyAsync(dev.vals, values, sizeof(double) * n, cudaMemcpyHostToDevice, dev.compute);
+  inject_kernel<<<blocks_for(n), 256, 0, dev.compute>>>(k->inv_a, field, dev.idx, dev.vals, n);
+  cudaStreamSynchronize(dev.compute); /* the host arrays may change after return */
+}
+
+void cuda_sample(const double *field, const long *idx, double *out, long n) {
+  if (n <= 0 || ensure_scratch(n)) return;
+  cudaMemcpyAsync(dev.idx, idx, sizeof(long) * n, cudaMemcpyHostToDevice, dev.compute);
+  sample_kernel<<<blocks_for(n), 256, 0, dev.compute>>>(field, dev.idx, dev.vals, n);
+  cudaMemcpyAsync(out, dev.vals, sizeof(double) * n, cudaMemcpyDeviceToHost, dev.compute);
+  cudaStreamSynchronize(dev.compute);
+}
+
+int cuda_exchange(const snap_grid *g, double *field) {
+  if (g->left == MPI_PROC_NULL && g->right == MPI_PROC_NULL) return MAPP_OK;
+  long count = g->stride[0] * g->radius;
+  if ((size_t)count > dev.halo_count) {
+    cudaFreeHost(dev.halo_host);
+    MAPP_TRY(check(cudaMallocHost(&dev.halo_host, 4 * sizeof(double) * count), "allocating pinned halo buffers"));
+    dev.halo_count = (size_t)count;
+  }
+  double *send_lo = dev.halo_host, *send_hi = send_lo + count, *recv_lo = send_hi + count, *recv_hi = recv_lo + count;
+  double *first_owned = field + count, *past_owned = field + count + g->stride[0] * g->n[0];
+  size_t bytes = sizeof(double) * count;
+  MAPP_TRY(check(cudaMemcpyAsync(send_lo, first_owned, bytes, cudaMemcpyDeviceToHost, dev.compute), "halo out"));
+  MAPP_TRY(check(cudaMemcpyAsync(send_hi, past_owned - count, bytes, cudaMemcpyDeviceToHost, dev.compute), "halo out"));
+  MAPP_TRY(check(cudaStreamSynchronize(dev.compute), "halo out"));
+  MAPP_TRY(mapp_slab_halo_exchange_buffers(g->comm, g->left, g->right, count, send_lo, send_hi, recv_lo, recv_hi));
+  if (g->left != MPI_PROC_NULL)
+    MAPP_TRY(check(cudaMemcpyAsync(field, recv_lo, bytes, cudaMemcpyHostToDevice, dev.compute), "halo in"));
+  if (g->right != MPI_PROC_NULL)
+    MAPP_TRY(check(cudaMemcpyAsync(past_owned, recv_hi, bytes, cudaMemcpyHostToDevice, dev.compute), "halo in"));
+  return MAPP_OK;
+}
+
+/* The store's staging buffers are few and fixed: page-lock each once, so
+ * the asynchronous copy really is one. */
+int ensure_pinned(const void *host, size_t bytes) {
+  for (int r = 0; r < dev.nregistered; r++)
+    if (dev.registered[r] == host) return MAPP_OK;
+  if (dev.nregistered == 64) return MAPP_OK; /* pageable: still correct, only synchronous */
+  MAPP_TRY(check(cudaHostRegister((void *)host, bytes, cudaHostRegisterDefault), "page-locking a staging buffer"));
+  dev.registered[dev.nregistered++] = host;
+  return MAPP_OK;
+}
+
+int cuda_snapshot_out(const snap_grid *g, const double *field, double *host) {
+  size_t bytes = sizeof(double) * g->interior;
+  if (bytes > dev.pack_bytes) {
+    cudaFree(dev.pack);
+    MAPP_TRY(check(cudaMalloc(&dev.pack, bytes), "allocating the snapshot buffer"));
+    dev.pack_bytes = bytes;
+  }
+  MAPP_TRY(ensure_pinned(host, bytes));
+  /* Pack after the step that produced the field; copy on the copy stream. */
+  MAPP_TRY(check(cudaStreamSynchronize(dev.copy), "the previous snapshot copy"));
+  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, dev.pack);
+  MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
+  MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the snapshot copy"));
+  return check(cudaMemcpyAsync(host, dev.pack, bytes, cudaMemcpyDeviceToHost, dev.copy), "copying a snapshot out");
+}
+
+int cuda_snapshot_wait(void) { return check(cudaStreamSynchronize(dev.copy), "waiting for a snapshot copy"); }
+
+int cuda_image(const snap_grid *g, double *grad, const double *snapshot, const double *next, const double *cur,
+               const double *prev, double *abs_d2) {
+  size_t bytes = sizeof(double) * g->interior;
+  if (bytes > dev.pack_bytes) {
+    cudaFree(dev.pack);
+    MAPP_TRY(check(cudaMalloc(&dev.pack, bytes), "allocating the snapshot buffer"));
+    dev.pack_bytes = bytes;
+  }
+  MAPP_TRY(check(cudaMemcpyAsync(dev.pack, snapshot, bytes, cudaMemcpyHostToDevice, dev.compute), "copying a snapshot in"));
+  image_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), grad, dev.pack, next, cur, prev, abs_d2);
+  /* The snapshot's host buffer is released (reused) after this returns. */
+  return check(cudaStreamSynchronize(dev.compute), "the imaging condition");
+}
+
+int cuda_to_host(const snap_grid *g, const double *field, double *host_padded) {
+  MAPP_TRY(check(cudaStreamSynchronize(dev.compute), "synchronising"));
+  return check(cudaMemcpy(host_padded, field, sizeof(double) * g->padded, cudaMemcpyDeviceToHost), "reading a field");
+}
+
+int cuda_from_host(const snap_grid *g, const double *host_padded, double *field) {
+  MAPP_TRY(check(cudaStreamSynchronize(dev.compute), "synchronising"));
+  return check(cudaMemcpy(field, host_padded, sizeof(double) * g->padded, cudaMemcpyHostToDevice), "writing a field");
+}
+
+const snap_ops cuda_ops = {
+    "cuda",          cuda_alloc,         cuda_release,       cuda_set_coeffs, cuda_free_coeffs,
+    cuda_step,       cuda_inject,        cuda_sample,        cuda_exchange,   cuda_snapshot_out,
+    cuda_snapshot_wait, cuda_image,      cuda_to_host,       cuda_from_host,
+};
+
+} // namespace
+
+extern "C" const snap_ops *snap_cuda_ops(void) { return &cuda_ops; }

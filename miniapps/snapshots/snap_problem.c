@@ -1,0 +1,198 @@
+/* The problem: presets, the decomposed grid, source, receivers, time step
+ * and the two velocity models (true and smoothed). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshots.h"
+
+#define SNAP_PI 3.14159265358979323846
+
+/* medium is the issue's reference point (Devito 4.8.23: acoustic, space
+ * order 4, 100^3, 465 steps, every step saved). */
+const snap_preset snap_presets[4] = {
+    {"tiny", 2, {80, 1, 60}, 300, 4},
+    {"small", 2, {600, 1, 200}, 1000, 4},
+    {"medium", 3, {100, 100, 100}, 465, 4},
+    {"large", 3, {200, 200, 200}, 1000, 4},
+};
+
+void snap_config_from_preset(const snap_preset *p, snap_config *cfg) {
+  *cfg = (snap_config){.dims = p->dims, .n = {p->n[0], p->n[1], p->n[2]}, .space_order = p->space_order,
+                       .nt = p->nt, .save_every = 1, .h = 10.0, .f0 = 15.0, .nbl = 10};
+}
+
+int snap_config_check(const snap_config *cfg, int nranks) {
+  if (cfg->dims != 2 && cfg->dims != 3) return mapp_fail(MAPP_ERR_INPUT, "--dims must be 2 or 3, got %d", cfg->dims);
+  double w[SNAP_MAX_RADIUS + 1];
+  int radius = snap_stencil_weights(cfg->space_order, w);
+  if (!radius) return mapp_fail(MAPP_ERR_INPUT, "--space-order must be 2, 4 or 8, got %d", cfg->space_order);
+  long min_n = 2L * cfg->nbl + 8;
+  for (int d = 0; d < 3; d++) {
+    if (d == 1 && cfg->dims == 2) continue;
+    if (cfg->n[d] < min_n)
+      return mapp_fail(MAPP_ERR_INPUT, "grid axis %d has %ld points, fewer than 2 x the %d-point absorbing layer + 8",
+                       d, cfg->n[d], cfg->nbl);
+  }
+  if (cfg->n[0] / nranks < radius)
+    return mapp_fail(MAPP_ERR_INPUT, "%d ranks for %ld x points: each rank needs at least %d (the stencil radius)",
+                     nranks, cfg->n[0], radius);
+  if (cfg->save_every < 1 || cfg->save_every > cfg->nt)
+    return mapp_fail(MAPP_ERR_INPUT, "--save-every %ld is outside [1, %ld steps]", cfg->save_every, cfg->nt);
+  return MAPP_OK;
+}
+
+int snap_grid_create(MPI_Comm comm, const snap_config *cfg, snap_grid *g) {
+  memset(g, 0, sizeof *g);
+  g->comm = comm;
+  MPI_Comm_rank(comm, &g->rank);
+  MPI_Comm_size(comm, &g->nranks);
+  MAPP_TRY(snap_config_check(cfg, g->nranks));
+  g->left = g->rank > 0 ? g->rank - 1 : MPI_PROC_NULL;
+  g->right = g->rank < g->nranks - 1 ? g->rank + 1 : MPI_PROC_NULL;
+  g->dims = cfg->dims;
+  g->radius = snap_stencil_weights(cfg->space_order, g->w);
+  for (int r = 0; r <= SNAP_MAX_RADIUS; r++) g->w[r] /= cfg->h * cfg->h;
+  mapp_range mine = mapp_split_even(cfg->n[0], g->nranks, g->rank);
+  g->first = mine.first;
+  for (int d = 0; d < 3; d++) g->global[d] = cfg->dims == 2 && d == 1 ? 1 : cfg->n[d];
+  g->n[0] = mine.count, g->n[1] = g->global[1], g->n[2] = g->global[2];
+  for (int d = 0; d < 3; d++) {
+    g->pad[d] = (cfg->dims == 2 && d == 1) ? 0 : g->radius;
+    g->pn[d] = g->n[d] + 2 * g->pad[d];
+  }
+  g->stride[2] = 1;
+  g->stride[1] = cfg->dims == 3 ? g->pn[2] : 0;
+  g->stride[0] = g->pn[1] * g->pn[2];
+  g->padded = g->pn[0] * g->pn[1] * g->pn[2];
+  g->interior = g->n[0] * g->n[1] * g->n[2];
+  return MAPP_OK;
+}
+
+void snap_pack(const snap_grid *g, const double *padded, double *interior) {
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      memcpy(interior + (i * g->n[1] + j) * g->n[2], padded + snap_index(g, i, j, 0), sizeof(double) * g->n[2]);
+}
+
+void snap_unpack(const snap_grid *g, const double *interior, double *padded) {
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      memcpy(padded + snap_index(g, i, j, 0), interior + (i * g->n[1] + j) * g->n[2], sizeof(double) * g->n[2]);
+}
+
+static double ricker(double t, double f0) {
+  double a = SNAP_PI * f0 * (t - 1.0 / f0);
+  return (1.0 - 2.0 * a * a) * exp(-a * a);
+}
+
+/* Largest eigenvalue of the 1-D second difference (times h^2): the
+ * stability bound of the leapfrog scheme follows from it. */
+static double stencil_spectral_radius(int space_order) {
+  double w[SNAP_MAX_RADIUS + 1];
+  int radius = snap_stencil_weights(space_order, w);
+  double lam = fabs(w[0]);
+  for (int r = 1; r <= radius; r++) lam += 2.0 * fabs(w[r]);
+  return lam;
+}
+
+/* The owner's padded index of global point (x, y, z), or -1 elsewhere. */
+static long owned_index(const snap_grid *g, long x, long y, long z) {
+  if (x < g->first || x >= g->first + g->n[0]) return -1;
+  return snap_index(g, x - g->first, y, z);
+}
+
+int snap_problem_create(MPI_Comm comm, const snap_config *cfg, snap_problem *p) {
+  memset(p, 0, sizeof *p);
+  p->cfg = *cfg;
+  MAPP_TRY(snap_grid_create(comm, cfg, &p->grid));
+  p->vmin = 1500.0, p->vmax = 2500.0;
+  /* 70 % of the leapfrog stability limit 2 h / (vmax sqrt(dims lambda)). */
+  p->dt = 0.7 * 2.0 * cfg->h / (p->vmax * sqrt(cfg->dims * stencil_spectral_radius(cfg->space_order)));
+  MAPP_TRY(mapp_calloc((void **)&p->wavelet, (size_t)cfg->nt + 1, sizeof(double), "the source wavelet"));
+  for (long k = 0; k <= cfg->nt; k++) p->wavelet[k] = ricker(k * p->dt, cfg->f0);
+  const snap_grid *g = &p->grid;
+  long yc = g->global[1] / 2, depth = cfg->nbl + 2;
+  p->src_local = owned_index(g, g->global[0] / 2, yc, depth);
+  p->nrec = g->global[0] - 2L * cfg->nbl;
+  MAPP_TRY(mapp_calloc((void **)&p->rec_local, (size_t)p->nrec, sizeof(long), "the receiver positions"));
+  for (long r = 0; r < p->nrec; r++) p->rec_local[r] = owned_index(g, cfg->nbl + r, yc, depth);
+  return MAPP_OK;
+}
+
+void snap_problem_free(snap_problem *p) {
+  free(p->wavelet);
+  free(p->rec_local);
+  p->wavelet = NULL, p->rec_local = NULL;
+}
+
+/* Depth (in points) of the reflector under x: dipping, 55 % down at the
+ * centre. */
+static double reflector_depth(const snap_problem *p, long x) {
+  double nz = (double)p->grid.global[2], nx = (double)p->grid.global[0];
+  return 0.55 * nz + 0.1 * nz * ((double)x / nx - 0.5);
+}
+
+typedef double (*velocity_fn)(const snap_problem *p, long x, long z);
+
+static double velocity_true(const snap_problem *p, long x, long z) {
+  return (double)z < reflector_depth(p, x) ? p->vmin : p->vmax;
+}
+
+/* The true model seen through a smooth step 16 points wide: the
+ * background a gradient is taken at. */
+static double velocity_smooth(const snap_problem *p, long x, long z) {
+  double s = ((double)z - reflector_depth(p, x)) / 16.0 + 0.5;
+  s = s < 0 ? 0 : s > 1 ? 1 : s * s * (3.0 - 2.0 * s);
+  return p->vmin + (p->vmax - p->vmin) * s;
+}
+
+static void fill_model(const snap_problem *p, double *m, velocity_fn v) {
+  const snap_grid *g = &p->grid;
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      for (long k = 0; k < g->n[2]; k++) {
+        double vel = v(p, g->first + i, k);
+        m[(i * g->n[1] + j) * g->n[2] + k] = 1.0 / (vel * vel);
+      }
+}
+
+void snap_model_true(const snap_problem *p, double *m) { fill_model(p, m, velocity_true); }
+void snap_model_smooth(const snap_problem *p, double *m) { fill_model(p, m, velocity_smooth); }
+
+void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, snap_estimate *est) {
+  size_t field = (size_t)g->padded * sizeof(double), interior = (size_t)g->interior * sizeof(double);
+  est->snapshot_bytes = interior;
+  /* u and v (three time levels each), the two image accumulators, c, b,
+   * 1/a and a host read-back field; interior-sized: the model, the true
+   * model while observing, the gradient, the last wavefield, three
+   * engine buffers (the last as 8-byte indices). */
+  est->wavefields = 12 * field + 7 * interior;
+  est->buffers = (size_t)buffers * interior;
+  est->nsnap = cfg->nt / cfg->save_every;
+  est->snapshots = (size_t)est->nsnap * est->snapshot_bytes;
+}
+
+void snap_fill_coeffs(const snap_problem *p, const double *m, double *c, double *b, double *inv_a) {
+  const snap_grid *g = &p->grid;
+  double dt = p->dt, nbl = p->cfg.nbl;
+  /* Damping d0 (n/nbl)^2 into the layer, d0 = 3 vmax ln(1000) / (2 L). */
+  double d0 = 3.0 * p->vmax * 6.907755278982137 / (2.0 * nbl * p->cfg.h);
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      for (long z = 0; z < g->n[2]; z++) {
+        long at[3] = {g->first + i, j, z}, depth = 0;
+        for (int d = 0; d < 3; d++) {
+          if (g->dims == 2 && d == 1) continue;
+          long from_edge = at[d] < g->global[d] - 1 - at[d] ? at[d] : g->global[d] - 1 - at[d];
+          long into = (long)nbl - from_edge;
+          if (into > depth) depth = into;
+        }
+        double eta = depth > 0 ? d0 * (depth / nbl) * (depth / nbl) : 0.0;
+        double mm = m[(i * g->n[1] + j) * g->n[2] + z];
+        long idx = snap_index(g, i, j, z);
+        c[idx] = 2.0 * mm / (dt * dt);
+        b[idx] = mm / (dt * dt) - eta / (2.0 * dt);
+        inv_a[idx] = 1.0 / (mm / (dt * dt) + eta / (2.0 * dt));
+      }
+}

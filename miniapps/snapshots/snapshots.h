@@ -1,0 +1,344 @@
+/* snapshots: acoustic forward and adjoint propagation whose saved
+ * wavefields (snapshots) are streamed across device, host and disk under
+ * memory budgets, asynchronously and optionally compressed (seed:
+ * streamed-snapshots--devitopro-data-streaming.txt). This header is the
+ * app's API; main.c is only the command line.
+ *
+ * Grid: dims 2 or 3, axis 0 horizontal (x, decomposed over MPI ranks in
+ * slabs), axis 1 horizontal (y, 3-D only), the last axis depth (z,
+ * contiguous). Every field is held padded by the stencil radius on every
+ * side (zeros beyond the grid: the Laplacian stays symmetric); 2-D fields
+ * have one y plane and no padding in y. */
+#ifndef SNAPSHOTS_H
+#define SNAPSHOTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mapp.h"
+#include "snap_kernel.h"
+
+/* ------------------------------------------------------------ problem */
+
+typedef struct {
+  int dims;          /* 2 or 3 */
+  long n[3];         /* global points: x, y (1 in 2-D), z */
+  int space_order;   /* 2, 4 or 8 */
+  long nt;           /* time steps */
+  long save_every;   /* keep every k-th snapshot (1: all) */
+  double h;          /* grid spacing, m */
+  double f0;         /* Ricker peak frequency, Hz */
+  int nbl;           /* absorbing layer width, points */
+} snap_config;
+
+typedef struct {
+  const char *name;
+  int dims;
+  long n[3];
+  long nt;
+  int space_order;
+} snap_preset;
+extern const snap_preset snap_presets[4];
+void snap_config_from_preset(const snap_preset *p, snap_config *cfg);
+/* Input errors for a grid the model cannot take. */
+int snap_config_check(const snap_config *cfg, int nranks);
+
+/* One rank's share of the grid and its neighbours along x. */
+typedef struct {
+  MPI_Comm comm;
+  int rank, nranks, left, right; /* MPI_PROC_NULL at the ends */
+  int dims, radius;
+  long global[3];
+  long first;        /* this rank's first x */
+  long n[3];         /* interior points held: n[0] = this rank's x count */
+  long pad[3];       /* padding per axis: radius, radius (0 in 2-D), radius */
+  long pn[3];        /* padded extents */
+  long stride[3];    /* padded strides (stride[1] = 0 in 2-D: the kernel skips y) */
+  long padded;       /* doubles per padded field */
+  long interior;     /* doubles per interior (a snapshot) */
+  double w[SNAP_MAX_RADIUS + 1]; /* stencil weights / h^2 */
+} snap_grid;
+
+int snap_grid_create(MPI_Comm comm, const snap_config *cfg, snap_grid *g);
+static inline long snap_index(const snap_grid *g, long i, long j, long k) {
+  return (i + g->pad[0]) * g->pn[1] * g->pn[2] + (j + g->pad[1]) * g->pn[2] + (k + g->pad[2]);
+}
+/* Interior <-> contiguous [x][y][z] copies (a snapshot is the interior). */
+void snap_pack(const snap_grid *g, const double *padded, double *interior);
+void snap_unpack(const snap_grid *g, const double *interior, double *padded);
+
+/* Source, receivers, time step and the velocity models. */
+typedef struct {
+  snap_config cfg;
+  snap_grid grid;
+  double dt;
+  double *wavelet;       /* nt + 1 Ricker values, w[k] = source at time k dt */
+  long src_local;        /* padded index of the source on its owner, else -1 */
+  long nrec;             /* receivers (along x; at the y centre in 3-D) */
+  long *rec_local;       /* padded index per receiver on its owner, else -1 */
+  double vmin, vmax;
+} snap_problem;
+
+int snap_problem_create(MPI_Comm comm, const snap_config *cfg, snap_problem *p);
+void snap_problem_free(snap_problem *p);
+
+/* Squared slowness m = 1/v^2 on the interior (contiguous): the true model
+ * (a dipping reflector) or the smoothed one the gradient is taken at. */
+void snap_model_true(const snap_problem *p, double *m);
+void snap_model_smooth(const snap_problem *p, double *m);
+
+/* ------------------------------------------------------------ backends */
+
+/* The model as the update reads it: c, b and 1/a per padded point. */
+typedef struct {
+  double *c, *b, *inv_a;
+} snap_coeffs;
+
+/* c, b and 1/a of the update at every interior point of padded host arrays
+ * (the absorbing layer's damping included). */
+void snap_fill_coeffs(const snap_problem *p, const double *m, double *c, double *b, double *inv_a);
+
+/* A backend: where the fields live and how a step runs. The CPU table
+ * (serial, omp) and the CUDA table hold the same operations. */
+typedef struct snap_ops {
+  const char *name;
+  int (*alloc)(const snap_grid *g, double **field);           /* zeroed padded field */
+  void (*release)(double *field);
+  int (*set_coeffs)(const snap_problem *p, const double *m, snap_coeffs *k); /* allocates */
+  void (*free_coeffs)(snap_coeffs *k);
+  void (*step)(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev);
+  /* field[idx] += value * inv_a[idx] for n points (owned points only). */
+  void (*inject)(const snap_coeffs *k, double *field, const long *idx, const double *values, long n);
+  void (*sample)(const double *field, const long *idx, double *out, long n);
+  /* Halo planes along x: copy out to / in from the host buffers (the
+   * CUDA table copies, the CPU one points into the field). */
+  int (*exchange)(const snap_grid *g, double *field);
+  /* The interior of field into a host buffer (the CUDA table copies
+   * asynchronously on its own stream and waits in snapshot_wait). */
+  int (*snapshot_out)(const snap_grid *g, const double *field, double *host);
+  int (*snapshot_wait)(void);
+  /* grad += snapshot (interior, host) x the adjoint's second difference. */
+  int (*image)(const snap_grid *g, double *grad, const double *snapshot, const double *next, const double *cur,
+               const double *prev, double *abs_d2);
+  int (*to_host)(const snap_grid *g, const double *field, double *host_padded);
+  int (*from_host)(const snap_grid *g, const double *host_padded, double *field);
+} snap_ops;
+
+extern const snap_ops snap_cpu_ops;
+/* The CUDA table, or NULL in a build without CUDA. */
+const snap_ops *snap_cuda_ops(void);
+
+/* ------------------------------------------------------------ snapshot store */
+
+typedef enum { SNAP_LAYER_DEVICE, SNAP_LAYER_HOST, SNAP_LAYER_DISK, SNAP_NLAYERS } snap_layer;
+typedef enum { SNAP_COMP_NONE, SNAP_COMP_ZSTD, SNAP_COMP_ZFP } snap_compression;
+
+#define SNAP_LAYER_NAMES "disk-host-device|host-device|disk-host|host|device|disk|none"
+/* The layer set --layers names as a bit mask of (1 << snap_layer); 0 for none. */
+int snap_layers_parse(const char *name, unsigned *mask);
+const char *snap_layer_name(snap_layer l);
+const char *snap_compression_name(snap_compression c);
+
+typedef struct {
+  unsigned layers;                 /* mask; 0: everything in one in-memory array (none) */
+  size_t budget[SNAP_NLAYERS];     /* bytes the snapshots may use per layer */
+  snap_compression compression;
+  int zstd_level;
+  double zfp_tolerance;            /* absolute; 0 with zfp_rate > 0 means fixed rate */
+  double zfp_rate;                 /* bits per value (fixed-rate mode) */
+  int io_threads;                  /* writer threads (forward), as many prefetchers (adjoint) */
+  int prefetch_depth;              /* adjoint: snapshots fetched ahead */
+  const char *disk_dir;
+  bool keep;                       /* keep the disk file (complete and verifiable) */
+  bool direct_io;                  /* O_DIRECT where the file system allows it */
+  const char *prog;                /* for the disk file name */
+} snap_store_config;
+
+/* Statistics for the record. */
+typedef struct {
+  long count[SNAP_NLAYERS];        /* snapshots held per layer after the forward */
+  size_t peak_bytes[SNAP_NLAYERS]; /* most bytes a layer held */
+  size_t raw_bytes, stored_bytes;  /* totals before/after compression */
+  double compress_s, decompress_s; /* thread time spent (de)compressing */
+  double write_s, read_s;          /* thread time in disk writes and reads */
+  size_t disk_written, disk_read;  /* bytes */
+  double stall_forward_s, stall_adjoint_s; /* compute waiting on the store */
+  long checksum_failures;
+  bool direct_io;                  /* O_DIRECT was in force */
+  char disk_path[512];
+} snap_store_stats;
+
+typedef struct snap_store snap_store;
+
+/* Header of the disk layer's files (one per rank). */
+#define SNAP_FILE_MAGIC "MAPPSNAP"
+#define SNAP_FILE_VERSION 1u
+#define SNAP_FILE_HEADER_BYTES 4096
+#define SNAP_FILE_COMPLETE 1u
+typedef struct {
+  char magic[8];
+  uint32_t version, flags;          /* flags: SNAP_FILE_COMPLETE once the forward finished */
+  uint32_t dims, space_order, compression, rank;
+  uint32_t nranks, reserved;
+  int64_t global[3], first, local[3];
+  int64_t nt, save_every, nsnap;    /* time steps, spacing, snapshots in the run */
+  int64_t on_disk;                  /* index entries */
+  int64_t index_offset;             /* where the index starts */
+  uint64_t raw_bytes;               /* bytes per snapshot before compression */
+  double zfp_tolerance, zfp_rate;
+  uint64_t index_checksum, header_checksum; /* header_checksum over all bytes before it */
+} snap_file_header;
+
+typedef struct {
+  int64_t snapshot;                 /* snapshot number (time step = snapshot * save_every + save_every) */
+  int64_t offset, stored;           /* bytes in the file */
+  uint32_t codec, reserved;         /* snap_compression used (none when compressing did not pay) */
+  uint64_t checksum;                /* of the stored bytes */
+} snap_file_entry;
+
+/* 64-bit checksum (FNV-1a over 8-byte words, then the tail bytes). */
+uint64_t snap_checksum(const void *data, size_t bytes);
+
+/* Creates a store for nsnap snapshots of `g->interior` doubles. */
+int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap_grid *g, const snap_config *pcfg,
+                      long nsnap);
+/* Forward: a buffer for snapshot i (waits while every buffer is in
+ * flight: the forward stall), then hand it over. Snapshots come in order. */
+int snap_store_acquire(snap_store *s, long i, double **buf);
+int snap_store_commit(snap_store *s, long i);
+/* Forward done: waits for the writers, writes the disk file's index and
+ * marks it complete. */
+int snap_store_finish_forward(snap_store *s);
+/* Adjoint: snapshot i (in reverse order), waiting for the prefetcher when
+ * it is not there yet (the adjoint stall); release when used. */
+int snap_store_get(snap_store *s, long i, const double **data);
+int snap_store_release(snap_store *s, long i);
+/* Ready for another forward (the bench repeats runs). */
+int snap_store_reset(snap_store *s);
+void snap_store_get_stats(const snap_store *s, snap_store_stats *st);
+/* Joins the threads, frees, removes the disk file unless keep. */
+void snap_store_destroy(snap_store *s);
+
+/* (De)compression of one snapshot (snap_compress.c). */
+typedef struct snap_codec snap_codec;
+int snap_codec_create(snap_codec **out, const snap_store_config *cfg, const snap_grid *g);
+void snap_codec_free(snap_codec *c);
+size_t snap_codec_bound(const snap_codec *c);
+/* Compresses raw into dst (capacity snap_codec_bound); *codec says what
+ * was used (none when compression would not shrink it). */
+int snap_codec_compress(snap_codec *c, const double *raw, void *dst, size_t *stored, uint32_t *codec);
+int snap_codec_decompress(snap_codec *c, uint32_t codec, const void *src, size_t stored, double *raw);
+/* Stand-alone decompression from a file header (the accessor). */
+int snap_decompress_file_entry(const snap_file_header *hdr, uint32_t codec, const void *src, size_t stored,
+                               double *raw);
+
+/* ------------------------------------------------------------ checkpointing */
+
+/* Binomial checkpointing (Griewank's revolve): the actions that reverse
+ * nt steps with `slots` stored states. */
+typedef enum { SNAP_ACT_ADVANCE, SNAP_ACT_TAKESHOT, SNAP_ACT_RESTORE, SNAP_ACT_ADJOINT, SNAP_ACT_FREE } snap_action_kind;
+typedef struct {
+  snap_action_kind kind;
+  long step;   /* ADVANCE: to this step; ADJOINT: the step reversed; TAKESHOT/RESTORE/FREE: state at step */
+  int slot;
+} snap_action;
+typedef struct {
+  snap_action *a;
+  long n, cap;
+  long forward_steps; /* steps advanced in all (the first sweep included) */
+  int slots_used;
+} snap_schedule;
+int snap_revolve_schedule(long nt, int slots, snap_schedule *s);
+void snap_schedule_free(snap_schedule *s);
+/* Fewest forward steps reversing nt steps with `slots` states takes. */
+long snap_revolve_cost(long nt, int slots);
+
+/* ------------------------------------------------------------ the gradient */
+
+typedef enum { SNAP_MODE_MEMORY, SNAP_MODE_STREAM, SNAP_MODE_REVOLVE } snap_mode;
+
+typedef struct {
+  snap_mode mode;
+  snap_store_config store;         /* STREAM */
+  int checkpoints;                 /* REVOLVE: states kept (>= 1) */
+} snap_strategy;
+
+/* What a gradient run measured. */
+typedef struct {
+  double objective;
+  double forward_s, adjoint_s;
+  long forward_steps;              /* incl. recomputation */
+  snap_store_stats store;
+  double zfp_bound;                /* max |gradient error| zfp's tolerance allows (0 without zfp) */
+  int checkpoints;                 /* REVOLVE: states kept */
+} snap_result;
+
+/* Forward with the source `wavelet` at the source point, or (dot test)
+ * wavelet x `field` over the whole interior; the receivers' data into rec
+ * ((nt) x nrec, on every rank) and, when u_final, the last wavefield's
+ * interior. Snapshots go to `store` when non-NULL. */
+typedef struct {
+  const double *wavelet;           /* nt + 1 values */
+  const double *field;             /* interior, or NULL: the point source */
+} snap_source;
+
+typedef struct snap_engine snap_engine;
+int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops *ops);
+void snap_engine_free(snap_engine *e);
+int snap_engine_set_model(snap_engine *e, const double *m);
+int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_final, snap_store *store);
+/* Adjoint from receiver data `rec_adj` (nt x nrec): the gradient
+ * -1/dt^2 sum_t u(t) d2v(t) (interior) from the snapshots in `store`, and,
+ * when src_adj (dot test), sum_k w^{k-1} v^k over the interior. */
+int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, double *grad, double *src_adj,
+                 double *abs_d2);
+
+/* The full gradient at model m: forward saving snapshots per strategy,
+ * residual against `observed`, adjoint. grad (interior), rec (nt x nrec)
+ * and u_final (interior) are outputs (rec/u_final may be NULL). */
+int snap_gradient(snap_engine *e, const snap_strategy *st, snap_store *store, const double *m,
+                  const double *observed, double *grad, double *rec, double *u_final, snap_result *res);
+/* The objective 0.5 sum (rec - observed)^2 alone. */
+int snap_objective(snap_engine *e, const double *m, const double *observed, double *J);
+
+/* Memory a run needs per layer (bytes per rank): the wavefields and model
+ * (host, or device on CUDA), the snapshots' upper bound. */
+typedef struct {
+  size_t wavefields;   /* fields, model coefficients, gradient */
+  size_t buffers;      /* staging and prefetch buffers */
+  size_t snapshots;    /* nsnap x interior x 8 (upper bound) */
+  size_t snapshot_bytes;
+  long nsnap;
+} snap_estimate;
+void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, snap_estimate *est);
+
+/* ------------------------------------------------------------ the app */
+
+extern const mapp_variant_info snap_variants[];
+extern const mapp_app snap_app_hooks;
+
+/* Options main.c parses and the app's hooks read. */
+typedef struct {
+  snap_config cfg;
+  const char *layers;                  /* NULL: the variant's and backend's default */
+  snap_compression compression;
+  int zstd_level;
+  double zfp_tolerance, zfp_rate;
+  int io_threads, prefetch_depth;
+  const char *disk_dir;                /* NULL: $TMPDIR, else /tmp */
+  bool keep, direct_io;
+  double mem_perc;                     /* --mem-perc; <= 0: not given */
+  const char *budget[SNAP_NLAYERS];    /* --device-budget, --host-budget, --disk-budget */
+  bool recompute, estimate;
+  int checkpoints;                     /* revolve: states kept (0: from the host budget, at most 10) */
+} snap_options;
+
+int snap_app_setup(mapp_run *run, const snap_options *opt, void **state);
+
+/* Size with a unit ("2GiB", "512MiB", "100k", "4096") into bytes. */
+int snap_parse_size(const char *text, size_t *bytes);
+/* This process's peak resident set (getrusage), bytes. */
+size_t snap_peak_rss(void);
+
+#endif

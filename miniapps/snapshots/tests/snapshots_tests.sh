@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# snapshots_tests.sh CASE WORKDIR: the hand-written end-to-end tests of
+# mapp-snapshots (one case per ctest test). Needs MAPP_BIN_DIR (mapp_add_test
+# sets it) and mpirun on PATH. Every case exits non-zero on failure, 77 to
+# skip.
+set -u
+case_name=$1 work=$2
+bin=$MAPP_BIN_DIR/mapp-snapshots
+inspect=$MAPP_BIN_DIR/mapp-snapshots-inspect
+rm -rf "$work" && mkdir -p "$work/disk" "$work/tmp" && cd "$work" || exit 1
+export TMPDIR=$work/tmp OMP_WAIT_POLICY=passive
+fail() { echo "FAIL: $*"; exit 1; }
+run() { # RANKS ARGS...: mapp-snapshots quietly on RANKS ranks
+  local n=$1; shift
+  if [ "$n" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$n" --oversubscribe "$bin" --quiet "$@"; fi
+}
+same() { # A B: gradient, rec and u_final bit for bit equal
+  for d in gradient rec u_final; do
+    h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }
+  done
+}
+record() { # FILE EXPR: a value of app_data from the last record, e.g. "['snapshots_per_layer']['disk']"
+  python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(eval('r[\"app_data\"]'+sys.argv[2]))" "$1" "$2"
+}
+verdict() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['verification']['status'])" "$1"; }
+expect_exit() { # CODE REGEX CMD...: exit code and one stderr line matching REGEX
+  local code=$1 regex=$2; shift 2
+  "$@" >out.txt 2>err.txt; local rc=$?
+  [ "$rc" -eq "$code" ] || { cat err.txt; fail "exit $rc, expected $code: $*"; }
+  [ "$(grep -c '' err.txt)" -eq 1 ] || { cat err.txt; fail "stderr is not one line: $*"; }
+  grep -Eq -- "$regex" err.txt || { cat err.txt; fail "stderr does not match /$regex/"; }
+  echo "ok: exit $rc: $(cat err.txt)"
+}
+tiny="--size tiny"
+
+case $case_name in
+layers)
+  # Every layer setting, thread count, prefetch depth and zstd: the same
+  # bits as --layers none, on 1 and 2 ranks. zfp must differ (the
+  # comparison can fail).
+  for n in 1 2; do
+    run $n $tiny --variant memory --output ref$n.h5 || fail "reference run"
+    i=0
+    while read -r args; do
+      i=$((i + 1))
+      run $n $tiny --variant stream $args --output s$n-$i.h5 --result s$n-$i.json || fail "run: $args"
+      same ref$n.h5 s$n-$i.h5 || fail "n=$n $args: not bit for bit equal to --layers none"
+      echo "ok n=$n: $args (disk $(record s$n-$i.json "['snapshots_per_layer']['disk']"), host $(record s$n-$i.json "['snapshots_per_layer']['host']"))"
+    done <<'LIST'
+--layers none
+--layers host
+--layers disk
+--layers disk-host --host-budget 8MiB
+--layers disk --io-threads 3 --prefetch-depth 1
+--layers disk-host --host-budget 6MiB --prefetch-depth 6 --disk-io buffered
+--layers disk --compression zstd --zstd-level 3
+--layers disk-host --host-budget 6MiB --compression zstd --io-threads 2
+LIST
+    [ "$(record s$n-4.json "['snapshots_per_layer']['disk']")" != "0.0" ] || fail "8MiB host budget sent nothing to disk"
+    run $n $tiny --variant stream --compression zfp --zfp-tolerance 1e-4 --output zfp$n.h5 || fail "zfp run"
+    if h5diff -q ref$n.h5 zfp$n.h5 gradient gradient >/dev/null; then fail "zfp (lossy) agreed bit for bit: the comparison cannot fail"; fi
+    echo "ok n=$n: zfp differs, as a lossy store must"
+  done ;;
+ranks)
+  # 1, 2 and 4 ranks give the same bits (streamed to disk, and checkpointed).
+  for v in "--variant stream --layers disk-host --host-budget 7MiB" "--variant revolve --checkpoints 3"; do
+    for n in 1 2 4; do run $n $tiny $v --output r$n.h5 || fail "$v on $n ranks"; done
+    same r1.h5 r2.h5 && same r1.h5 r4.h5 || fail "$v: ranks disagree"
+    echo "ok: $v: 1, 2, 4 ranks bit for bit"
+  done
+  # 3-D, space order 8: streamed with zstd on 2 ranks against memory on 1.
+  g3="--dims 3 --nx 30 --nz 30 --steps 80 --space-order 8 --nbl 6"
+  run 1 $g3 --variant memory --output m3.h5 || fail "3-D memory"
+  run 2 $g3 --layers disk-host --host-budget 12MiB --compression zstd --output s3.h5 || fail "3-D stream"
+  same m3.h5 s3.h5 || fail "3-D: 2 ranks streamed differ from 1 rank in memory"
+  echo "ok: 3-D space order 8, 2 ranks streamed (zstd, disk-host) bit for bit"
+  # The comparison can fail: every 2nd snapshot changes the gradient.
+  run 2 $tiny --save-every 2 --output r2k.h5 || fail "--save-every 2"
+  if same r1.h5 r2k.h5 >/dev/null; then fail "--save-every 2 agreed bit for bit: the comparison cannot fail"; fi
+  echo "ok: a changed gradient (--save-every 2) is seen" ;;
+forced_disk)
+  # A host budget far below the snapshots: most go to disk; the gradient is
+  # still the in-memory one, and the peak RSS (getrusage) stays within the
+  # host budget + 5 % (the record's rss-within-host-budget check).
+  grid="--nx 400 --nz 100 --steps 300"
+  run 1 $grid --variant memory --output ref.h5 || fail "reference"
+  run 1 $grid --layers disk-host --host-budget 40MiB --output d.h5 --result d.json || fail "forced-to-disk run"
+  same ref.h5 d.h5 || fail "forced-to-disk gradient differs"
+  # The same on the omp backend with 2 threads (this grid is above the
+  # size below which loops stay on one thread).
+  OMP_NUM_THREADS=2 run 1 $grid --backend omp --threads 2 --layers disk-host --host-budget 40MiB --output o.h5 || fail "omp run"
+  same ref.h5 o.h5 || fail "omp (2 threads) gradient differs"
+  disk=$(record d.json "['snapshots_per_layer']['disk']") host=$(record d.json "['snapshots_per_layer']['host']")
+  python3 -c "import sys; sys.exit(0 if $disk > 2 * $host else 1)" || fail "most snapshots should be on disk: disk $disk, host $host"
+  [ "$(verdict d.json)" = pass ] || fail "verification (rss-within-host-budget) failed"
+  # The check can fail: memory keeps all 96 MB of snapshots whatever the
+  # budget it is checked against.
+  run 1 $grid --variant memory --host-budget 40MiB --result m.json
+  rc=$?
+  [ $rc -eq 1 ] && [ "$(verdict m.json)" = fail ] || fail "memory under a 40 MiB budget: exit $rc, RSS check not failed"
+  echo "ok: memory variant under the same budget fails the RSS check (exit 1)"
+  echo "ok: disk $disk, host $host snapshots; peak RSS $(record d.json "['peak_rss_bytes']") within $(record d.json "['rss_before_bytes']") + 1.05 x $(record d.json "['host_budget_bytes']")"
+  echo "   stalls: forward $(record d.json "['stall_forward_s']") s, adjoint $(record d.json "['stall_adjoint_s']") s" ;;
+recompute)
+  # Budgets too small without a disk layer: refused (exit 2) without
+  # --recompute; with it, checkpointing gives the same bits.
+  run 1 $tiny --variant memory --output ref.h5 || fail "reference"
+  expect_exit 2 "snapshots need [0-9]+ bytes per rank but the budgets give [0-9]+" \
+    "$bin" $tiny --layers host --host-budget 3MiB
+  run 1 $tiny --layers host --host-budget 3MiB --recompute --output rc.h5 --result rc.json || fail "--recompute run"
+  same ref.h5 rc.h5 || fail "--recompute gradient differs"
+  factor=$(record rc.json "['recomputation_factor']")
+  python3 -c "import sys; sys.exit(0 if $factor > 1 else 1)" || fail "recomputation factor $factor"
+  echo "ok: --recompute with $(record rc.json "['checkpoints']") checkpoints, recomputation factor $factor" ;;
+inspect)
+  # The accessor: 0 for a complete file, 1 for truncated or corrupted data,
+  # 2 for something that is not a snapshot file; --step reads one back.
+  run 1 $tiny --layers disk --keep --disk-dir "$work/disk" --output ref.h5 || fail "run with --keep"
+  f=$(ls "$work"/disk/*.snap | head -1)
+  [ -n "$f" ] || fail "--keep left no file"
+  "$inspect" "$f" >out.txt || { cat out.txt; fail "complete file rejected"; }
+  grep -q "all 300 snapshots on disk match" out.txt || fail "not every snapshot verified"
+  "$inspect" "$f" --step 300 --output snap300.h5 >out.txt || fail "--step 300"
+  # The last snapshot is the last wavefield: it must match u_final.
+  h5diff -q snap300.h5 ref.h5 snapshot u_final >/dev/null || fail "snapshot 300 differs from u_final"
+  size=$(stat -c %s "$f")
+  cp "$f" trunc.snap && truncate -s $((size - 9000)) trunc.snap
+  expect_exit 1 "beyond the end of the file|truncated" "$inspect" trunc.snap
+  cp "$f" corrupt.snap && printf 'X' | dd of=corrupt.snap bs=1 seek=200000 conv=notrunc 2>/dev/null
+  expect_exit 1 "fails its checksum" "$inspect" corrupt.snap
+  head -c 8192 /dev/urandom >garbage.snap
+  expect_exit 2 "not a snapshot file" "$inspect" garbage.snap
+  expect_exit 2 "cannot open" "$inspect" "$work/none.snap"
+  expect_exit 2 "--step 301" "$inspect" "$f" --step 301 ;;
+killed)
+  # kill -9 mid-forward: with --keep the file left behind is incomplete
+  # and the accessor refuses it; without --keep nothing is left at all.
+  for keep in --keep ""; do
+    rm -rf "$work/disk" && mkdir -p "$work/disk"
+    "$bin" --quiet --nx 300 --nz 200 --steps 3000 --layers disk --disk-io buffered $keep --disk-dir "$work/disk" &
+    pid=$!
+    for _ in $(seq 1 200); do # until the forward has written snapshots
+      f=$(ls "$work"/disk/*.snap 2>/dev/null | head -1)
+      [ -n "$f" ] && [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 2000000 ] && break
+      [ -z "$keep" ] && [ -n "$(ls /proc/$pid/fd 2>/dev/null)" ] && sleep 0.5 && break
+      sleep 0.05
+    done
+    kill -9 $pid; wait $pid 2>/dev/null
+    left=$(ls "$work"/disk/ | grep -c '\.snap$')
+    if [ -n "$keep" ]; then
+      [ "$left" -ge 1 ] || fail "--keep run left no file to check"
+      for f in "$work"/disk/*.snap; do
+        "$inspect" "$f" >out.txt 2>err.txt && fail "the accessor accepted a killed run's file $f"
+        echo "ok: killed run's file refused: $(cat err.txt)"
+      done
+    else
+      [ "$left" -eq 0 ] || fail "a killed run without --keep left $left files"
+      echo "ok: killed run without --keep left no file"
+    fi
+  done ;;
+disk_errors)
+  # A disk folder that cannot be used: exit 3 naming it. A full disk at run
+  # time (a 1 MiB tmpfs, where this machine lets us mount one): exit 3
+  # naming the file and the bytes written.
+  expect_exit 3 "--disk-dir $work/missing cannot be used" "$bin" $tiny --layers disk --disk-dir "$work/missing"
+  touch plainfile
+  expect_exit 3 "cannot create $work/plainfile/.*\\.snap" "$bin" $tiny --layers disk --disk-dir "$work/plainfile" --disk-budget 1GiB
+  mkdir -p full
+  if ! mount -t tmpfs -o size=1m tmpfs full 2>/dev/null; then echo "skip: cannot mount a tmpfs here"; exit 77; fi
+  trap 'umount "$work/full"' EXIT
+  expect_exit 3 "writing $work/full/.*\\.snap failed after [0-9]+ bytes written: No space left" \
+    "$bin" $tiny --layers disk --disk-dir "$work/full" --disk-budget 1GiB --disk-io buffered
+  if ls full | grep -q .; then fail "the full disk run left a file"; fi
+  echo "ok: nothing left on the full disk"
+  # Two ranks on the same full disk: whichever fails, no rank hangs in a
+  # collective the failed one skipped (60 s limit).
+  rm -f err.txt
+  timeout 60 mpirun -q -np 2 --oversubscribe "$bin" $tiny --layers disk --disk-dir "$work/full" --disk-budget 1GiB \
+    --disk-io buffered >out.txt 2>err.txt
+  rc=$?
+  [ $rc -eq 3 ] || { cat err.txt; fail "2 ranks on a full disk: exit $rc, expected 3 (124: hung)"; }
+  grep -q "No space left" err.txt || { cat err.txt; fail "2 ranks on a full disk: no message"; }
+  echo "ok: 2 ranks on a full disk: exit 3, no hang" ;;
+estimate)
+  "$bin" $tiny --estimate --layers disk-host --host-budget 64MiB --result e.json >out.txt || fail "--estimate"
+  grep -q "snapshots 11520000 (upper bound: 300 x 38400)" out.txt || { cat out.txt; fail "estimate line"; }
+  [ "$(record e.json "['estimate_only']")" = True ] || fail "record does not say estimate_only"
+  if ls "$work"/tmp "$work"/disk | grep -q '\.snap$'; then fail "--estimate created files"; fi
+  echo "ok: $(cat out.txt | head -1)" ;;
+env_perc)
+  expect_exit 2 "MAPP_HOST_MEM_PERC=1.5 is outside \\(0, 1\\]" env MAPP_HOST_MEM_PERC=1.5 "$bin" $tiny --layers host
+  MAPP_DISK_MEM_PERC=0.5 run 1 $tiny --layers disk --result p.json || fail "MAPP_DISK_MEM_PERC=0.5"
+  echo "ok: disk budget $(record p.json "['budget_bytes_per_layer']['disk']") at 0.5" ;;
+*) fail "unknown case $case_name" ;;
+esac

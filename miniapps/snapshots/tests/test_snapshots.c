@@ -1,0 +1,333 @@
+/* snapshots unit tests through the API (cmocka), on any rank count:
+ *   the dot test of the adjoint for space orders 2, 4, 8 (2-D) and 4 (3-D),
+ *     and that it fails for a deliberately non-symmetric (test-only) stencil;
+ *   the Taylor test of the gradient (O(h) and O(h^2) over 5 halvings), and
+ *     that it fails for a deliberately scaled gradient;
+ *   the gradient bit for bit equal across layer settings, threads, prefetch
+ *     depths, zstd and revolve checkpointing, and that the comparison fails
+ *     for a lossy (zfp) store, whose error stays within its stated bound;
+ *   checksums that catch a flipped bit, and the revolve schedule's order. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "snapshots.h"
+
+static snap_config small_config(int dims, int so) {
+  snap_config c = {.dims = dims, .n = {48, dims == 3 ? 24 : 1, 40}, .space_order = so, .nt = 160, .save_every = 1,
+                   .h = 10.0, .f0 = 15.0, .nbl = 8};
+  if (dims == 3) c.n[0] = 28, c.n[2] = 28, c.nt = 60;
+  return c;
+}
+
+static double global_dot(const double *a, const double *b, long n) {
+  double s = 0.0;
+  for (long i = 0; i < n; i++) s += a[i] * b[i];
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* A deterministic pseudo-random value in [-1, 1) per global index. */
+static double hash_value(unsigned long i) {
+  unsigned long x = i * 0x9E3779B97F4A7C15ul + 0x632BE59BD9B4E019ul;
+  x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ul, x ^= x >> 29;
+  return (double)(x >> 11) / (double)(1ul << 52) - 1.0;
+}
+
+/* Relative mismatch of <F s, y> and <s, F^T y>. */
+static double dot_test(const snap_config *cfg, const snap_ops *ops) {
+  snap_problem p;
+  assert_int_equal(snap_problem_create(MPI_COMM_WORLD, cfg, &p), MAPP_OK);
+  snap_engine *e;
+  assert_int_equal(snap_engine_create(&e, &p, ops), MAPP_OK);
+  const snap_grid *g = &p.grid;
+  long n = g->interior, nd = cfg->nt * p.nrec;
+  double *m = malloc(sizeof(double) * n), *s = malloc(sizeof(double) * n), *fs = malloc(sizeof(double) * nd);
+  double *y = malloc(sizeof(double) * nd), *fty = malloc(sizeof(double) * n);
+  snap_model_smooth(&p, m);
+  for (long i = 0; i < n; i++) s[i] = hash_value((unsigned long)(g->first * g->n[1] * g->n[2] + i));
+  for (long i = 0; i < nd; i++) y[i] = hash_value(1000003ul + (unsigned long)i);
+  assert_int_equal(snap_engine_set_model(e, m), MAPP_OK);
+  snap_source src = {.wavelet = p.wavelet, .field = s};
+  assert_int_equal(snap_forward(e, &src, fs, NULL, NULL), MAPP_OK);
+  assert_int_equal(snap_adjoint(e, y, NULL, NULL, fty, NULL), MAPP_OK);
+  double lhs = 0.0;
+  for (long i = 0; i < nd; i++) lhs += fs[i] * y[i]; /* the data are on every rank */
+  double rhs = global_dot(s, fty, n);
+  free(m), free(s), free(fs), free(y), free(fty);
+  snap_engine_free(e);
+  snap_problem_free(&p);
+  return fabs(lhs - rhs) / fmax(fabs(lhs), fabs(rhs));
+}
+
+static void test_dot(void **unused) {
+  (void)unused;
+  int orders[3] = {2, 4, 8};
+  for (int o = 0; o < 3; o++) {
+    snap_config c = small_config(2, orders[o]);
+    double err = dot_test(&c, &snap_cpu_ops);
+    print_message("dot test 2-D space order %d: relative mismatch %.3e\n", orders[o], err);
+    assert_true(err < 1e-12);
+  }
+  snap_config c = small_config(3, 4);
+  double err = dot_test(&c, &snap_cpu_ops);
+  print_message("dot test 3-D space order 4: relative mismatch %.3e\n", err);
+  assert_true(err < 1e-12);
+}
+
+/* Test-only break: an upwind term makes the stencil non-symmetric, so the
+ * same update run backwards is no longer the transpose. */
+static void broken_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
+  snap_cpu_ops.step(g, k, next, cur, prev);
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      for (long z = 0; z < g->n[2]; z++) {
+        long at = snap_index(g, i, j, z);
+        next[at] += 0.05 * (cur[at + 1] - cur[at]);
+      }
+}
+
+static void test_dot_detects_broken_adjoint(void **unused) {
+  (void)unused;
+  snap_ops broken = snap_cpu_ops;
+  broken.step = broken_step;
+  snap_config c = small_config(2, 4);
+  double err = dot_test(&c, &broken);
+  print_message("dot test with a non-symmetric stencil: relative mismatch %.3e (must exceed 1e-12)\n", err);
+  assert_true(err > 1e-6);
+}
+
+typedef struct {
+  snap_problem p;
+  snap_engine *e;
+  double *m0, *obs, *grad, *rec, *uf, *dm;
+} fixture;
+
+static void fixture_open(fixture *f, const snap_config *cfg) {
+  memset(f, 0, sizeof *f);
+  assert_int_equal(snap_problem_create(MPI_COMM_WORLD, cfg, &f->p), MAPP_OK);
+  assert_int_equal(snap_engine_create(&f->e, &f->p, &snap_cpu_ops), MAPP_OK);
+  long n = f->p.grid.interior, nd = cfg->nt * f->p.nrec;
+  f->m0 = malloc(sizeof(double) * n), f->grad = malloc(sizeof(double) * n), f->uf = malloc(sizeof(double) * n);
+  f->dm = malloc(sizeof(double) * n);
+  f->obs = malloc(sizeof(double) * nd), f->rec = malloc(sizeof(double) * nd);
+  snap_model_true(&f->p, f->m0);
+  assert_int_equal(snap_engine_set_model(f->e, f->m0), MAPP_OK);
+  snap_source src = {.wavelet = f->p.wavelet};
+  assert_int_equal(snap_forward(f->e, &src, f->obs, NULL, NULL), MAPP_OK);
+  snap_model_smooth(&f->p, f->m0);
+  const snap_grid *g = &f->p.grid;
+  /* dm: a smooth bump below the source, 10 % of m. */
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++)
+      for (long z = 0; z < g->n[2]; z++) {
+        double dx = (double)(g->first + i) - g->global[0] / 2.0, dz = (double)z - g->global[2] * 0.4;
+        long at = (i * g->n[1] + j) * g->n[2] + z;
+        f->dm[at] = 0.1 * f->m0[at] * exp(-(dx * dx + dz * dz) / 40.0);
+      }
+}
+
+static void fixture_close(fixture *f) {
+  free(f->m0), free(f->obs), free(f->grad), free(f->rec), free(f->uf), free(f->dm);
+  snap_engine_free(f->e);
+  snap_problem_free(&f->p);
+}
+
+static void gradient_with(fixture *f, snap_strategy *st, double *grad, snap_result *res) {
+  snap_store *store = NULL;
+  if (st->mode != SNAP_MODE_REVOLVE)
+    assert_int_equal(snap_store_create(&store, &st->store, &f->p.grid, &f->p.cfg, f->p.cfg.nt / f->p.cfg.save_every),
+                     MAPP_OK);
+  int status = snap_gradient(f->e, st, store, f->m0, f->obs, grad, f->rec, f->uf, res);
+  if (status) print_message("gradient failed: %s\n", mapp_error_message());
+  assert_int_equal(status, MAPP_OK);
+  snap_store_destroy(store);
+}
+
+/* True when |J(m + h dm) - J(m)| halves and |... - h <g, dm>| quarters
+ * (within 25 %) over 5 halvings of h. */
+static bool taylor(fixture *f, const double *grad) {
+  long n = f->p.grid.interior;
+  double J0, gdm = global_dot(grad, f->dm, n), h = 0.25, prev1 = 0, prev2 = 0;
+  double *m = malloc(sizeof(double) * n);
+  assert_int_equal(snap_objective(f->e, f->m0, f->obs, &J0), MAPP_OK);
+  bool ok = true;
+  for (int k = 0; k < 6; k++, h /= 2) {
+    for (long i = 0; i < n; i++) m[i] = f->m0[i] + h * f->dm[i];
+    double J;
+    assert_int_equal(snap_objective(f->e, m, f->obs, &J), MAPP_OK);
+    double e1 = fabs(J - J0), e2 = fabs(J - J0 - h * gdm);
+    if (k > 0) {
+      double r1 = prev1 / e1, r2 = prev2 / e2;
+      print_message("taylor h=%.4g: first-order ratio %.3f (2), second-order ratio %.3f (4)\n", h, r1, r2);
+      if (fabs(r1 - 2.0) > 0.5 || fabs(r2 - 4.0) > 1.0) ok = false;
+    }
+    prev1 = e1, prev2 = e2;
+  }
+  free(m);
+  return ok;
+}
+
+static void test_taylor(void **unused) {
+  (void)unused;
+  fixture f;
+  snap_config c = small_config(2, 4);
+  fixture_open(&f, &c);
+  snap_strategy st = {.mode = SNAP_MODE_MEMORY};
+  snap_result res;
+  gradient_with(&f, &st, f.grad, &res);
+  assert_true(res.objective > 0);
+  assert_true(taylor(&f, f.grad));
+  /* Deliberate break (test only): a gradient 5 % too large fails. */
+  for (long i = 0; i < f.p.grid.interior; i++) f.grad[i] *= 1.05;
+  print_message("with the gradient scaled by 1.05 (must fail):\n");
+  assert_false(taylor(&f, f.grad));
+  fixture_close(&f);
+}
+
+static snap_store_config stream_config(unsigned layers, size_t host, size_t disk) {
+  return (snap_store_config){.layers = layers, .budget = {0, host, disk}, .compression = SNAP_COMP_NONE,
+                             .zstd_level = 1, .io_threads = 1, .prefetch_depth = 2, .disk_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                             .direct_io = true, .prog = "test-snapshots"};
+}
+
+static void test_layers_bitwise(void **unused) {
+  (void)unused;
+  fixture f;
+  snap_config c = small_config(2, 4);
+  fixture_open(&f, &c);
+  long n = f.p.grid.interior;
+  size_t snap = (size_t)n * 8, all = snap * (size_t)c.nt;
+  snap_result ref_res, res;
+  snap_strategy ref = {.mode = SNAP_MODE_MEMORY};
+  gradient_with(&f, &ref, f.grad, &ref_res);
+  double *g = malloc(sizeof(double) * n);
+  struct {
+    const char *name;
+    unsigned layers;
+    size_t host;
+    snap_compression comp;
+    int threads, depth;
+  } cases[] = {
+      {"host", 2u, all, SNAP_COMP_NONE, 1, 2},
+      {"disk", 4u, 0, SNAP_COMP_NONE, 1, 2},
+      {"disk-host, host holds a third", 6u, all / 3, SNAP_COMP_NONE, 1, 2},
+      {"disk-host, 3 writers, depth 1", 6u, all / 5, SNAP_COMP_NONE, 3, 1},
+      {"disk-host, depth 8", 6u, all / 2, SNAP_COMP_NONE, 2, 8},
+      {"disk-host zstd", 6u, all / 4, SNAP_COMP_ZSTD, 2, 3},
+      {"host zstd", 2u, all, SNAP_COMP_ZSTD, 1, 2},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    snap_strategy st = {.mode = SNAP_MODE_STREAM, .store = stream_config(cases[k].layers, cases[k].host, 1ul << 34)};
+    st.store.compression = cases[k].comp, st.store.io_threads = cases[k].threads, st.store.prefetch_depth = cases[k].depth;
+    gradient_with(&f, &st, g, &res);
+    print_message("%-32s host %ld, disk %ld snapshots, ratio %.2f: %s\n", cases[k].name, res.store.count[1],
+                  res.store.count[2], (double)res.store.raw_bytes / (double)res.store.stored_bytes,
+                  memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
+    assert_memory_equal(g, f.grad, sizeof(double) * n);
+    assert_true(res.objective == ref_res.objective);
+    if (cases[k].layers == 6u) assert_true(res.store.count[2] > 0 && res.store.count[1] > 0);
+  }
+  int slots[3] = {1, 4, (int)c.nt};
+  for (int k = 0; k < 3; k++) {
+    snap_strategy st = {.mode = SNAP_MODE_REVOLVE, .checkpoints = slots[k]};
+    gradient_with(&f, &st, g, &res);
+    print_message("revolve with %3d checkpoints: %ld forward steps (factor %.2f)\n", slots[k], res.forward_steps,
+                  (double)res.forward_steps / c.nt);
+    assert_memory_equal(g, f.grad, sizeof(double) * n);
+  }
+  /* The comparison can fail: zfp is lossy. Its error stays within the
+   * bound its tolerance states. */
+  snap_strategy st = {.mode = SNAP_MODE_STREAM, .store = stream_config(6u, all / 3, 1ul << 34)};
+  st.store.compression = SNAP_COMP_ZFP, st.store.zfp_tolerance = 1e-6;
+  gradient_with(&f, &st, g, &res);
+  double err = 0, gmax = 0;
+  for (long i = 0; i < n; i++) err = fmax(err, fabs(g[i] - f.grad[i])), gmax = fmax(gmax, fabs(f.grad[i]));
+  MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &gmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  print_message("zfp 1e-6: ratio %.2f, max error %.3e (%.2e of max |g|), bound %.3e\n",
+                (double)res.store.raw_bytes / (double)res.store.stored_bytes, err, err / gmax, res.zfp_bound);
+  assert_true(memcmp(g, f.grad, sizeof(double) * n) != 0);
+  assert_true(err <= res.zfp_bound);
+  free(g);
+  fixture_close(&f);
+}
+
+static void test_checksum(void **unused) {
+  (void)unused;
+  double a[100];
+  for (int i = 0; i < 100; i++) a[i] = i * 0.5;
+  uint64_t c = snap_checksum(a, sizeof a);
+  unsigned char *bytes = (unsigned char *)a;
+  for (size_t b = 0; b < sizeof a; b += 97) {
+    bytes[b] ^= 0x10;
+    assert_true(snap_checksum(a, sizeof a) != c);
+    bytes[b] ^= 0x10;
+  }
+  assert_true(snap_checksum(a, sizeof a) == c);
+}
+
+/* Every adjoint step once, in reverse order, each at the forward state it
+ * needs; the cost of all-slots is nt, of fewer more. */
+static void test_revolve_schedule(void **unused) {
+  (void)unused;
+  long nts[4] = {1, 7, 100, 1000};
+  int slots[4] = {1, 2, 5, 40};
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++) {
+      snap_schedule s;
+      assert_int_equal(snap_revolve_schedule(nts[a], slots[b], &s), MAPP_OK);
+      long next = nts[a], at = 0;
+      for (long i = 0; i < s.n; i++) {
+        if (s.a[i].kind == SNAP_ACT_ADVANCE) at = s.a[i].step;
+        if (s.a[i].kind == SNAP_ACT_RESTORE) at = s.a[i].step;
+        if (s.a[i].kind == SNAP_ACT_ADJOINT) {
+          assert_int_equal(s.a[i].step, next);
+          assert_int_equal(at, next);
+          next--;
+        }
+      }
+      assert_int_equal(next, 0);
+      assert_true(s.forward_steps >= nts[a]);
+      snap_schedule_free(&s);
+    }
+  assert_int_equal(snap_revolve_cost(100, 100), 100);
+  assert_true(snap_revolve_cost(100, 3) > 100);
+  assert_true(snap_revolve_cost(100, 3) < 100 * 101 / 2);
+  print_message("revolve cost for 1000 steps: 10 slots %ld, 40 slots %ld\n", snap_revolve_cost(1000, 10),
+                snap_revolve_cost(1000, 40));
+}
+
+static void test_sizes(void **unused) {
+  (void)unused;
+  size_t b;
+  assert_int_equal(snap_parse_size("2GiB", &b), MAPP_OK);
+  assert_true(b == 2ul << 30);
+  assert_int_equal(snap_parse_size("512MiB", &b), MAPP_OK);
+  assert_true(b == 512ul << 20);
+  assert_int_equal(snap_parse_size("4096", &b), MAPP_OK);
+  assert_true(b == 4096);
+  mapp_error_clear();
+  assert_int_equal(snap_parse_size("2XB", &b), MAPP_ERR_INPUT);
+  mapp_error_clear();
+  assert_int_equal(snap_parse_size("lots", &b), MAPP_ERR_INPUT);
+  mapp_error_clear();
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_dot),       cmocka_unit_test(test_dot_detects_broken_adjoint),
+      cmocka_unit_test(test_taylor),    cmocka_unit_test(test_layers_bitwise),
+      cmocka_unit_test(test_checksum),  cmocka_unit_test(test_revolve_schedule),
+      cmocka_unit_test(test_sizes),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  MPI_Finalize();
+  return failed;
+}
