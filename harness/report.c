@@ -88,6 +88,11 @@ static char *distinct(const json_t *records, const char *key) {
   return text;
 }
 
+static const char *text_or(const json_t *r, const char *key) {
+  const char *text = json_string_value(json_object_get(r, key));
+  return text ? text : "-";
+}
+
 static void write_machine(FILE *f, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
@@ -199,6 +204,31 @@ typedef struct {
   const strv *images;
 } report_context;
 
+/* Every run that did not pass: its configuration, what failed, and its log. */
+static void write_failures(FILE *f, const json_t *records) {
+  size_t i, shown = 0;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    const char *verdict = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
+    const char *base = json_string_value(json_object_get(json_object_get(r, "baseline"), "status"));
+    long code = (long)json_integer_value(json_object_get(r, "exit_code"));
+    bool verify_failed = verdict && !strcmp(verdict, "fail"), base_failed = base && !strcmp(base, "fail");
+    if (!verify_failed && !base_failed && code == 0) continue;
+    if (shown++ == 0)
+      fprintf(f, "## Failed runs\n\n| app | variant/backend | ranks | size | setting | rep | what failed | log |\n"
+                 "|---|---|---|---|---|---|---|---|\n");
+    const char *setting = json_string_value(json_object_get(r, "setting"));
+    const char *log = json_string_value(json_object_get(r, "log"));
+    fprintf(f, "| %s | %s/%s | %lld | %s | %s | %lld | %s | %s%s%s |\n", text_or(r, "app"), text_or(r, "variant"),
+            text_or(r, "backend"), (long long)json_integer_value(json_object_get(r, "ranks")), text_or(r, "size"),
+            setting ? setting : "-", (long long)json_integer_value(json_object_get(r, "repetition")),
+            verify_failed ? "verification" : base_failed ? "baseline" : "exit code", log ? "`" : "", log ? log : "-",
+            log ? "`" : "");
+  }
+  if (shown) fprintf(f, "\n");
+  else fprintf(f, "## Failed runs\n\nNone: every run exited 0 and passed its verification and baseline.\n\n");
+}
+
 static int write_markdown(const char *path, const report_context *ctx, const json_t *records) {
   group_table table;
   MAPP_TRY(stats_group(records, &table));
@@ -216,6 +246,7 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
     write_app(f, &table, apps[i], ctx->refs, ctx->images);
     write_artifacts(f, apps[i], records, ctx->dir);
   }
+  write_failures(f, records);
   fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
@@ -233,6 +264,8 @@ static int ensure_plots(const char *results_file, const char *reference, strv *i
     strv formats = {0};
     status = strv_push(&formats, "png");
     if (status == MAPP_OK) status = strv_push(&formats, "svg");
+    /* the print copy, with the footer saying where the numbers came from */
+    if (status == MAPP_OK) status = strv_push(&formats, "pdf");
     if (status == MAPP_OK) status = plot_results(results_file, reference, &formats, images);
     strv_free(&formats);
   } else {
@@ -293,17 +326,61 @@ static int report(const char *results_arg, const char *reference) {
   return status;
 }
 
+/* Several results folders into OUT/results.jsonl, each record marked with
+ * the folder it came from, so one report (tables, figures, failures)
+ * covers them all. OUT must not be one of them. */
+static int combine(const verb_args *args, const char *out, char **combined) {
+  MAPP_TRY(make_dirs(out));
+  char *target = path_join(out, "results.jsonl");
+  if (!target) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_t *all = json_array();
+  int status = all ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (int k = 0; status == MAPP_OK && k < args->cli.positional_count; ++k) {
+    char *file = results_file_of(args->cli.positional[k]);
+    json_t *records = NULL;
+    status = !file ? mapp_fail(MAPP_ERR_SYSTEM, "out of memory")
+             : strcmp(file, target) == 0 ? mapp_fail(MAPP_ERR_INPUT, "--out %s is one of the folders combined", out)
+                                         : results_load(file, &records);
+    size_t i;
+    json_t *r;
+    if (status == MAPP_OK) json_array_foreach(records, i, r) {
+        json_object_set_new(r, "source", json_string(args->cli.positional[k]));
+        json_array_append(all, r);
+      }
+    json_decref(records);
+    free(file);
+  }
+  if (status == MAPP_OK) {
+    unlink(target); /* a fresh combination, not appended to an older one */
+    for (size_t i = 0; status == MAPP_OK && i < json_array_size(all); ++i)
+      status = results_append(target, json_array_get(all, i));
+  }
+  json_decref(all);
+  if (status == MAPP_OK) *combined = target;
+  else free(target);
+  return status;
+}
+
 int verb_report(int argc, char **argv) {
-  const char *reference = NULL;
+  const char *reference = NULL, *out = NULL;
   const mapp_option opts[] = {
       PLOT_REFERENCE_OPTION(&reference),
+      {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .default_text = "the results folder",
+       .help = "write the report (of one or several folders combined) into this folder"},
       MAPP_OPTION_END};
   verb_args args;
-  int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl",
-                          "Write RESULTS/report.md (machine, a table per app, the figures; plots are drawn\n"
-                          "first when results.jsonl is newer than them) and RESULTS/results.csv.",
-                          opts, 1, 1, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = report(args.cli.positional[0], reference);
+  int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl...",
+                          "Write RESULTS/report.md (machine, a table per app, the figures in PNG, SVG and PDF,\n"
+                          "the runs that failed with their logs; plots are drawn first when results.jsonl is\n"
+                          "newer than them) and RESULTS/results.csv. Several folders are combined into --out.",
+                          opts, 1, 64, false, argc, argv, &args);
+  if (status == MAPP_OK && !args.help_shown && args.cli.positional_count > 1 && !out)
+    status = mapp_fail(MAPP_ERR_INPUT, "report of %d results folders needs --out FOLDER for the combined report",
+                       args.cli.positional_count);
+  char *combined = NULL;
+  if (status == MAPP_OK && !args.help_shown && out) status = combine(&args, out, &combined);
+  if (status == MAPP_OK && !args.help_shown) status = report(combined ? combined : args.cli.positional[0], reference);
+  free(combined);
   verb_args_free(&args);
   return status;
 }

@@ -32,6 +32,20 @@ awk '/^"mpi\/serial"/ {on = 1; next} on && NF == 4 {if ($2 != 1) bad = 1} /^$/ {
   $R/plots/heat-speedup-by-block.dat || fail "the reference's speedup is not 1"
 grep -q "speedup over mpi/serial" $R/plots/heat-speedup-by-block.gp || fail "the speedup names no reference"
 
+# a report of two folders combined: both folders' records, PDF figures,
+# and the table of failed runs naming the run whose verification failed
+mkdir -p other && sed '1s/"status":"pass"/"status":"fail"/' $R/results.jsonl >other/results.jsonl
+expect_exit 0 "$MAPP" report $R other --out combined
+[ "$(count_lines combined/results.jsonl)" = 16 ] || fail "the combined report lacks records"
+grep -q '"source":"other"' combined/results.jsonl || fail "combined records do not say their folder"
+[ -s combined/plots/heat-fom.pdf ] || fail "the report drew no PDF"
+grep -q '^## Failed runs' combined/report.md || fail "no table of failed runs"
+grep -Eq '^\| heat \| mpi/serial .*\| verification \| `.*\.log` \|$' combined/report.md || {
+  cat combined/report.md; fail "the failed run is not listed with its log"; }
+expect_one_error_line "$MAPP" report $R other
+grep -q 'None: every run exited 0' $R/report.md 2>/dev/null || { expect_exit 0 "$MAPP" report $R; }
+grep -q 'None: every run exited 0' $R/report.md || fail "a clean folder's report lists failures"
+
 # a figure of an x no record has
 sed 's/x: size/x: width/' "$SPEC" >bad.yaml
 cp bad.yaml $R/spec.yaml
