@@ -10,6 +10,7 @@
 typedef struct {
   const char *app, *variant, *backend, *size, *scaling;
   long ranks, threads;
+  long gpus;              /* per rank (batch jobs ask for them) */
   long repetition;        /* -1: a one-off run (mapp run, mapp bless) */
   const strv *extra_args; /* appended to the app's flags (may be NULL) */
   const char *label;      /* the sweep entry's label (may be NULL) */

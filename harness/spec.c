@@ -10,7 +10,7 @@
 
 static const char *const top_keys[] = {"name", "description", "repetitions", "runs", "plots", NULL};
 static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads", "sizes",
-                                       "scaling", "args", "label", "matrix", NULL};
+                                       "scaling", "args", "label", "matrix", "gpus", NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -132,6 +132,8 @@ static int parse_run(const yaml_map *m, spec_run *run) {
   MAPP_TRY(yaml_get_string(m, "scaling", false, &run->scaling));
   MAPP_TRY(yaml_get_strings(m, "args", false, &run->args));
   MAPP_TRY(yaml_get_string(m, "label", false, &run->label));
+  run->gpus = -1;
+  MAPP_TRY(yaml_get_long(m, "gpus", false, 0, &run->gpus));
   if (run->label) MAPP_TRY(check_name(m, "label", run->label));
   MAPP_TRY(parse_matrix(m, run));
   MAPP_TRY(make_combos(m, run));
@@ -342,7 +344,8 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
                           .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
                           .label = run->label, .params = combo->params, .params_text = combo->text,
-                          .reference = app->reference},
+                          .reference = app->reference,
+                          .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda")},
                   .combo = app_combo(app, variants[v], run->backends.items[b])};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }

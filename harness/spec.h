@@ -13,6 +13,7 @@
  *       scaling: weak                 # weak | strong (default strong)
  *       args: ["--steps", "50"]       # extra app flags (optional; "{run}" is the run's path stem)
  *       label: steps50                # optional name of this entry's setting (default: its args)
+ *       gpus: 1                       # GPUs per rank a batch job asks for (default 1 on cuda, else 0)
  *       matrix:                       # optional: app flags swept as one more product
  *         --instances: [64, 512]      # every combination is a job; its values are
  *         --iterations: [0, 100]      # recorded as `params` ({instances: 64, ...})
@@ -55,6 +56,7 @@ typedef struct {
   strv backends, sizes, args;
   long *ranks, *threads;
   size_t nranks, nthreads;
+  long gpus; /* GPUs per rank; -1: one on the cuda backend, none elsewhere */
   char *scaling;
   char *label; /* optional: names what sets this entry apart (file names, report rows) */
   strv matrix_flags;      /* "--instances", ... */

@@ -32,14 +32,16 @@ static const char run_helper[] =
 
 static long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
-/* Nodes enough for ranks x threads cores and, for CUDA, one GPU per rank. */
+/* Nodes enough for ranks x threads cores and ranks x gpus GPUs. */
 static int node_count(const harness_env *env, const job *j, long *nodes) {
   *nodes = ceil_div(j->ranks * j->threads, env->cores_per_node);
-  if (strcmp(j->backend, "cuda") != 0) return MAPP_OK;
+  if (j->gpus < 1) return MAPP_OK;
   if (env->gpus_per_node < 1)
-    return mapp_fail(MAPP_ERR_INPUT, "%s: gpus_per_node is 0, so %s/%s jobs cannot be placed", env->origin,
-                     j->variant, j->backend);
-  long gpu_nodes = ceil_div(j->ranks, env->gpus_per_node);
+    return mapp_fail(MAPP_ERR_INPUT, "%s: gpus_per_node is 0, so %s/%s jobs with %ld GPU%s per rank cannot be placed",
+                     env->origin, j->variant, j->backend, j->gpus, j->gpus == 1 ? "" : "s");
+  if (j->gpus > env->gpus_per_node)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: %ld GPUs per rank but %ld per node", env->origin, j->gpus, env->gpus_per_node);
+  long ranks_per_node = env->gpus_per_node / j->gpus, gpu_nodes = ceil_div(j->ranks, ranks_per_node);
   if (gpu_nodes > *nodes) *nodes = gpu_nodes;
   return MAPP_OK;
 }
@@ -100,7 +102,8 @@ static int push_directives(strv *lines, const harness_env *env, const job *j, co
   MAPP_TRY(strv_pushf(lines, "#SBATCH --nodes=%ld", nodes));
   MAPP_TRY(strv_pushf(lines, "#SBATCH --ntasks=%ld", j->ranks));
   MAPP_TRY(strv_pushf(lines, "#SBATCH --cpus-per-task=%ld", j->threads));
-  if (strcmp(j->backend, "cuda") == 0) MAPP_TRY(strv_push(lines, "#SBATCH --gpus-per-task=1"));
+  if (j->gpus > 0) MAPP_TRY(strv_pushf(lines, "#SBATCH --gpus-per-task=%ld", j->gpus));
+  if (j->gpus > 0 && env->gpu_bind) MAPP_TRY(strv_pushf(lines, "#SBATCH --gpu-bind=%s", env->gpu_bind));
   MAPP_TRY(push_quoted_directive(lines, "output", "the jobs folder", "%s/%s.out", jobs_dir, stem));
   for (size_t i = 0; i < env->directives.count; ++i)
     MAPP_TRY(strv_pushf(lines, "#SBATCH %s", env->directives.items[i]));
@@ -276,7 +279,8 @@ static int submit(const char *spec_path, const char *env_path, const char *out, 
   size_t scripts = 0;
   for (size_t i = 0; status == MAPP_OK && i < setup.jobs.count; ++i) {
     const sweep_job *sj = &setup.jobs.items[i];
-    if (sj->job.repetition != 0 || sj->combo != COMBO_RUNNABLE) continue;
+    /* A device missing here is no reason to skip: the job runs on the cluster's. */
+    if (sj->job.repetition != 0 || (sj->combo != COMBO_RUNNABLE && sj->combo != COMBO_NO_DEVICE)) continue;
     status = submit_one(&ctx, &sj->job, dry_run, entries);
     ++scripts;
   }
