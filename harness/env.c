@@ -14,7 +14,7 @@ extern const char harness_default_env_yaml[];
 
 static const char *const env_keys[] = {
     "name", "description", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
-    "gpus_per_node", "gpu_bind", "env", "partition", "account", "time", "modules", "directives", "max_ranks", NULL};
+    "gpus_per_node", "gpu_bind", "perf_references", "env", "partition", "account", "time", "modules", "directives", "max_ranks", NULL};
 
 /* cores_per_node: an integer, or "auto" (the default) for this machine's online cores. */
 static int read_cores(const yaml_map *root, harness_env *env) {
@@ -70,6 +70,7 @@ static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(read_cores(root, env));
   MAPP_TRY(yaml_get_long(root, "gpus_per_node", false, 0, &env->gpus_per_node));
   MAPP_TRY(yaml_get_string(root, "gpu_bind", false, &env->gpu_bind));
+  MAPP_TRY(yaml_get_string(root, "perf_references", false, &env->perf_references));
   MAPP_TRY(read_max_ranks(root, env));
   MAPP_TRY(yaml_get_pairs(root, "env", &env->env_names, &env->env_values));
   MAPP_TRY(yaml_get_string(root, "partition", false, &env->partition));
@@ -127,6 +128,7 @@ void env_free(harness_env *env) {
   strv_free(&env->env_values);
   free(env->partition);
   free(env->gpu_bind);
+  free(env->perf_references);
   free(env->account);
   free(env->time_limit);
   strv_free(&env->modules);

@@ -16,6 +16,7 @@ typedef struct {
   scheduler_kind scheduler;
   long cores_per_node, gpus_per_node;
   char *gpu_bind;     /* Slurm --gpu-bind value for GPU jobs ("closest"), or NULL */
+  char *perf_references; /* this machine's reference results (mapp check --perf), or NULL */
   long max_ranks; /* most ranks one launch may ask for; 0: no limit (a scheduler decides) */
   strv env_names, env_values; /* exported to every launch */
   /* batch jobs only */

@@ -78,6 +78,27 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
   return MAPP_OK;
 }
 
+int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha) {
+  compare_totals totals = {.threshold = threshold, .alpha = alpha};
+  json_t *old_records = NULL, *new_records = NULL;
+  group_table old = {0}, new_ = {0};
+  int status = load_groups(old_path, &old_records, &old);
+  if (status == MAPP_OK) status = load_groups(new_path, &new_records, &new_);
+  if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
+  if (status == MAPP_OK) {
+    printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu with too few repetitions; %zu "
+           "unmatched\n",
+           totals.compared, totals.regressions, totals.improvements, 100.0 * totals.threshold, totals.alpha,
+           totals.too_few, totals.unmatched);
+    if (totals.regressions) status = MAPP_ERR_VERIFY;
+  }
+  group_table_free(&old);
+  group_table_free(&new_);
+  json_decref(old_records);
+  json_decref(new_records);
+  return status;
+}
+
 int verb_compare(int argc, char **argv) {
   compare_totals totals = {.threshold = 0.05, .alpha = 0.05};
   const mapp_option opts[] = {
@@ -93,24 +114,8 @@ int verb_compare(int argc, char **argv) {
                           "p-value of a Mann-Whitney U test over the repetitions (~: normal approximation).\n"
                           "Exit 1 when a configuration is slower beyond --threshold with p < --alpha.",
                           opts, 2, 2, false, argc, argv, &args);
-  json_t *old_records = NULL, *new_records = NULL;
-  group_table old = {0}, new_ = {0};
-  if (status == MAPP_OK && !args.help_shown) {
-    status = load_groups(args.cli.positional[0], &old_records, &old);
-    if (status == MAPP_OK) status = load_groups(args.cli.positional[1], &new_records, &new_);
-    if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
-    if (status == MAPP_OK) {
-      printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu with too few repetitions; %zu "
-             "unmatched\n",
-             totals.compared, totals.regressions, totals.improvements, 100.0 * totals.threshold, totals.alpha,
-             totals.too_few, totals.unmatched);
-      if (totals.regressions) status = MAPP_ERR_VERIFY;
-    }
-  }
-  group_table_free(&old);
-  group_table_free(&new_);
-  json_decref(old_records);
-  json_decref(new_records);
+  if (status == MAPP_OK && !args.help_shown)
+    status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], totals.threshold, totals.alpha);
   verb_args_free(&args);
   return status;
 }

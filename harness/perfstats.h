@@ -29,4 +29,9 @@ bool perf_is_improvement(const perf_change *c, double threshold, double alpha);
 /* Two-sided Mann-Whitney U p-value of samples a and b. */
 double perf_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, bool *exact);
 
+/* mapp compare's work: OLD and NEW results (folders or .jsonl files)
+ * configuration by configuration, a table on stdout; MAPP_ERR_VERIFY when
+ * one is slower beyond threshold with p < alpha. */
+int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha);
+
 #endif

@@ -33,6 +33,16 @@ mkdir -p folder && grep heat noise.jsonl >folder/results.jsonl
 expect_exit 0 "$MAPP" compare old.jsonl folder
 expect_output "only in OLD"
 
+# check --perf: the same judgement against an environment's stored references
+sed "s|^name: local|name: refs|" "$MAPP_SOURCE_DIR/envs/local.yaml" >refs.yaml
+echo "perf_references: $PWD/old.jsonl" >>refs.yaml
+expect_exit 1 "$MAPP" check --perf slower.jsonl --env refs.yaml
+expect_output "performance of slower.jsonl against $PWD/old.jsonl (refs)"
+expect_output "SLOWER"
+expect_exit 0 "$MAPP" check --perf noise.jsonl --env refs.yaml
+expect_exit 0 "$MAPP" check --perf slower.jsonl --env refs.yaml --threshold 0.2
+expect_one_error_line "$MAPP" check --perf slower.jsonl   # envs/local.yaml names no references
+
 expect_one_error_line "$MAPP" compare old.jsonl
 expect_one_error_line "$MAPP" compare old.jsonl missing.jsonl
 expect_one_error_line "$MAPP" compare old.jsonl noise.jsonl --threshold 2
