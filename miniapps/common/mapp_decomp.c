@@ -1,4 +1,5 @@
 #include "mapp_decomp.h"
+#include "mapp_halo2d.h"
 
 #include "mapp_error.h"
 
@@ -52,30 +53,8 @@ void mapp_row_neighbors(int rank, int nranks, int *above, int *below) {
 
 int mapp_decomp2d_create(MPI_Comm comm, long rows, long cols, int halo, const bool periodic[2],
                          mapp_decomp2d *d) {
-  int nranks, periods[2] = {periodic[0], periodic[1]};
-  *d = (mapp_decomp2d){.global = {rows, cols}, .halo = halo};
-  if (halo < 1) return mapp_fail(MAPP_ERR_INPUT, "halo width %d must be >= 1", halo);
-  MAPP_MPI(MPI_Comm_size(comm, &nranks));
-  MAPP_MPI(MPI_Dims_create(nranks, 2, d->dims));
-  if (rows < (long)d->dims[0] * halo || cols < (long)d->dims[1] * halo)
-    return mapp_fail(MAPP_ERR_INPUT, "grid %ld x %ld is too small for %d x %d ranks with halo %d", rows,
-                     cols, d->dims[0], d->dims[1], halo);
-  MAPP_MPI(MPI_Cart_create(comm, 2, d->dims, periods, 0, &d->cart));
-  int rank;
-  MAPP_MPI(MPI_Comm_rank(d->cart, &rank));
-  MAPP_MPI(MPI_Cart_coords(d->cart, rank, 2, d->coords));
-  MAPP_MPI(MPI_Cart_shift(d->cart, 0, 1, &d->north, &d->south));
-  MAPP_MPI(MPI_Cart_shift(d->cart, 1, 1, &d->west, &d->east));
-  for (int k = 0; k < 2; ++k) {
-    d->range[k] = mapp_split_even(d->global[k], d->dims[k], d->coords[k]);
-    d->local[k] = d->range[k].count;
-  }
-  long stride = mapp_decomp2d_stride(d);
-  MAPP_MPI(MPI_Type_vector(halo, (int)d->local[1], (int)stride, MPI_DOUBLE, &d->row_halo));
-  MAPP_MPI(MPI_Type_vector((int)d->local[0], halo, (int)stride, MPI_DOUBLE, &d->col_halo));
-  MAPP_MPI(MPI_Type_commit(&d->row_halo));
-  MAPP_MPI(MPI_Type_commit(&d->col_halo));
-  return MAPP_OK;
+  static const int any_grid[2] = {0, 0}; /* MPI_Dims_create chooses both */
+  return mapp_decomp2d_create_dims(comm, rows, cols, halo, periodic, any_grid, d);
 }
 
 int mapp_decomp2d_exchange(const mapp_decomp2d *d, double *padded) {
