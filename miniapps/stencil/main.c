@@ -79,6 +79,14 @@ static int setup(mapp_run *run, void **state) {
     if (!c.px) MPI_Dims_create(run->mpi.nranks, 2, dims);
     c.nx *= dims[1], c.ny *= dims[0];
   }
+  if (args.cache && c.mode == STENCIL_MODE_EAGER)
+    return mapp_fail(MAPP_ERR_INPUT, "--cache applies to the orchestrated modes (build, build-and-run, run), not eager");
+  /* Every field of the step over the whole grid (with its 3-cell halos):
+   * refused here, naming the bytes, before MPI or the allocator fail on it. */
+  size_t cells, bytes;
+  MAPP_TRY(mapp_size_mul((size_t)(c.nx + 6), (size_t)(c.ny + 6), &cells, "the stencil grid's cells"));
+  MAPP_TRY(mapp_size_mul(cells, ST_NFIELDS * sizeof(double), &bytes, "the stencil fields"));
+  MAPP_TRY(mapp_size_fits_memory(bytes, "the stencil fields"));
   run->custom_size = args.nx || args.ny;
   run->custom_case = run->custom_size || (run->common.steps && run->common.steps != p->steps) ||
                      strcmp(args.init, "bump") || args.amplitude != 0.1 || args.cfl != 0.3 || c.drop;

@@ -8,6 +8,8 @@ bin=$MAPP_BIN_DIR/mapp-stencil
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMP_WAIT_POLICY=passive
 fail() { echo "FAIL: $*"; exit 1; }
+# cache_of MODE: the cache flag of an orchestrated mode (eager takes none)
+cache_of() { [ "$1" = eager ] || echo --cache cache; }
 run() { # RANKS ARGS...: run mapp-stencil quietly on RANKS ranks
   local n=$1; shift
   if [ "$n" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$n" --oversubscribe "$bin" --quiet "$@"; fi
@@ -68,14 +70,14 @@ invariant-geostrophic)
 # ---- debug passes, in both modes
 debug-nan)
   for m in eager build-and-run; do
-    MAPP_STENCIL_BREAK=nan run 2 --size tiny --mode $m --cache cache --check nan 2>err.txt && fail "$m: NaN not caught"
+    MAPP_STENCIL_BREAK=nan run 2 --size tiny --mode $m $(cache_of $m) --check nan 2>err.txt && fail "$m: NaN not caught"
     grep -Eq "check nan failed: stencil flux_x wrote NaN to field flux_x at \(12,12\) in step 0" err.txt || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
   run 1 --size tiny --mode build-and-run --cache cache --check nan || fail "a clean run failed --check nan" ;;
 debug-negative)
   for m in eager build-and-run; do
-    run 1 --size tiny --mode $m --cache cache --amplitude -1.5 --check negative=h 2>err.txt && fail "$m: negative depth not caught"
+    run 1 --size tiny --mode $m $(cache_of $m) --amplitude -1.5 --check negative=h 2>err.txt && fail "$m: negative depth not caught"
     grep -Eq "check negative failed: stencil advect_y wrote -1.49508 to field h at \(10,10\) in step 0" err.txt || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
