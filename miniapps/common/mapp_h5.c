@@ -364,6 +364,21 @@ int mapp_h5_read_attr_string(hid_t obj, const char *name, char *buf, size_t len)
   return ok ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "HDF5 attribute '%s' is not a fixed-length string", name);
 }
 
+/* A CUDA run's GPU (rank 0's: attributes are collective, every rank writes
+ * the same bytes), driver, runtime, nvcc and the architectures built for. */
+static int write_gpu_provenance(hid_t file, MPI_Comm comm, const mapp_gpu_info *mine) {
+  mapp_gpu_info g = *mine;
+  MAPP_MPI(MPI_Bcast(&g, (int)sizeof g, MPI_BYTE, 0, comm));
+  char cc[16];
+  snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
+  const char *strings[][2] = {{"gpu_name", g.name},       {"gpu_compute_capability", cc},
+                              {"gpu_driver", g.driver},   {"gpu_runtime", g.runtime},
+                              {"nvcc", mapp_cuda_compiler()}, {"cuda_architectures", mapp_cuda_architectures()}};
+  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; ++i)
+    MAPP_TRY(mapp_h5_attr_string(file, strings[i][0], strings[i][1]));
+  return mapp_h5_attr_double(file, "gpu_memory_bytes", g.memory_bytes);
+}
+
 int mapp_h5_write_provenance(hid_t file, MPI_Comm comm, const mapp_record *rec) {
   written_file *w = written_find(file);
   if (w && w->status != MAPP_OK) return w->status; /* agreed: every rank skips the broadcast */
@@ -391,5 +406,5 @@ int mapp_h5_write_provenance(hid_t file, MPI_Comm comm, const mapp_record *rec) 
   MAPP_TRY(mapp_h5_attr_long(file, "ranks", rec->ranks));
   MAPP_TRY(mapp_h5_attr_long(file, "threads", rec->threads));
   MAPP_TRY(mapp_h5_attr_long(file, "steps", rec->steps));
-  return MAPP_OK;
+  return rec->gpu ? write_gpu_provenance(file, comm, rec->gpu) : MAPP_OK;
 }

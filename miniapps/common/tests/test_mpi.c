@@ -62,6 +62,31 @@ static void h5_slabs_round_trip(void **state) {
   free(big);
 }
 
+/* A CUDA run's answer file names its GPU, driver, runtime, nvcc and the
+ * architectures (rank 0's device on every rank); a CPU run's names none. */
+static void answer_carries_gpu_provenance(void **state) {
+  (void)state;
+  mapp_gpu_info gpu = {.name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .cc_minor = 0, .memory_bytes = 85e9,
+                       .driver = "13.0", .runtime = "13.0"};
+  if (rank != 0) snprintf(gpu.name, sizeof gpu.name, "another GPU"); /* rank 0's is the one written */
+  char *argv[] = {"test"};
+  mapp_record rec = {.app = "t", .variant = "v", .backend = "cuda", .size = "tiny", .scaling = "strong",
+                     .ranks = nranks, .threads = 1, .argc = 1, .argv = argv, .gpu = &gpu};
+  hid_t file;
+  char text[256];
+  assert_int_equal(mapp_h5_create(MPI_COMM_WORLD, path, &file), MAPP_OK);
+  assert_int_equal(mapp_h5_write_provenance(file, MPI_COMM_WORLD, &rec), MAPP_OK);
+  assert_int_equal(mapp_h5_close(file), MAPP_OK);
+  assert_int_equal(mapp_h5_open_read(MPI_COMM_WORLD, path, &file), MAPP_OK);
+  assert_int_equal(mapp_h5_read_attr_string(file, "gpu_name", text, sizeof text), MAPP_OK);
+  assert_string_equal(text, "NVIDIA H100 80GB HBM3");
+  assert_int_equal(mapp_h5_read_attr_string(file, "gpu_compute_capability", text, sizeof text), MAPP_OK);
+  assert_string_equal(text, "9.0");
+  assert_int_equal(mapp_h5_read_attr_string(file, "nvcc", text, sizeof text), MAPP_OK);
+  assert_string_equal(text, mapp_cuda_compiler());
+  assert_int_equal(mapp_h5_close(file), MAPP_OK);
+}
+
 static void halo_exchange_fills_neighbours(void **state) {
   (void)state;
   const long rows = 12, cols = 10;
@@ -108,6 +133,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "test_mpi_%d.h5", nranks);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(h5_slabs_round_trip),
+      cmocka_unit_test(answer_carries_gpu_provenance),
       cmocka_unit_test(halo_exchange_fills_neighbours),
       cmocka_unit_test(agree_spreads_the_worst_status),
   };
