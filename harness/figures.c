@@ -15,6 +15,8 @@ void figure_spec_free(figure_spec *f) {
   free(f->y);
   free(f->title);
   strv_free(&f->series);
+  strv_free(&f->where_fields);
+  strv_free(&f->where_values);
   *f = (figure_spec){0};
 }
 
@@ -40,9 +42,10 @@ static const char *text_of(const json_t *record, const char *field) {
   return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* x: a record field first (ranks, threads, size), else a matrix parameter. */
+/* x: a record field or field path first (ranks, size, app_data.granularity_us),
+ * else a matrix parameter. */
 static const json_t *x_node(const json_t *record, const char *x) {
-  const json_t *v = json_object_get(record, x);
+  const json_t *v = field_at(record, x);
   return v ? v : json_object_get(json_object_get(record, "params"), x);
 }
 
@@ -128,18 +131,35 @@ static double category_of(strv *categories, const char *text, int *status) {
   return (double)(categories->count - 1);
 }
 
+/* The record's value at `field` as text equals `value` (numbers as %g). */
+static bool field_is(const json_t *r, const char *field, const char *value) {
+  const json_t *v = field_at(r, field);
+  if (json_is_string(v)) return !strcmp(json_string_value(v), value);
+  char number[32];
+  if (!json_is_number(v)) return false;
+  snprintf(number, sizeof number, "%g", json_number_value(v));
+  return !strcmp(number, value);
+}
+
+static bool selected(const json_t *r, const figure_spec *f, const char *app) {
+  const char *its_app = text_of(r, "app");
+  if (!its_app || strcmp(its_app, app) || json_integer_value(json_object_get(r, "exit_code")) != 0) return false;
+  for (size_t k = 0; k < f->where_fields.count; ++k)
+    if (!field_is(r, f->where_fields.items[k], f->where_values.items[k])) return false;
+  return true;
+}
+
 /* Every usable record of the app into samples keyed by series and x. */
 static int gather(const json_t *records, const figure_spec *f, const char *app, figure_data *d, samples *s) {
-  size_t i;
+  size_t i, considered = 0, without_x = 0, without_y = 0;
   const json_t *r;
   json_array_foreach(records, i, r) {
-    const char *its_app = text_of(r, "app");
-    if (!its_app || strcmp(its_app, app) || json_integer_value(json_object_get(r, "exit_code")) != 0) continue;
+    if (!selected(r, f, app)) continue;
+    ++considered;
     const json_t *x = x_node(r, f->x), *y = y_node(r, f->y);
-    if (!x) return mapp_fail(MAPP_ERR_INPUT, "figure '%s': a %s record has no x '%s' (a field or a matrix parameter)",
-                             f->name, app, f->x);
-    if (!json_is_number(y)) return mapp_fail(MAPP_ERR_INPUT, "figure '%s': a %s record has no number at y '%s'",
-                                             f->name, app, f->y);
+    if (!x) ++without_x;
+    else if (!json_is_number(y)) ++without_y;
+    if (!x || !json_is_number(y)) continue; /* another kind of run of the same app */
     int status = MAPP_OK;
     double xv = json_is_number(x) ? json_number_value(x) : 0.0;
     if (!json_is_number(x)) {
@@ -153,6 +173,11 @@ static int gather(const json_t *records, const figure_spec *f, const char *app, 
     free(label);
     MAPP_TRY(status);
   }
+  if (considered && without_x == considered)
+    return mapp_fail(MAPP_ERR_INPUT, "figure '%s': no %s record has x '%s' (a field or a matrix parameter)", f->name,
+                     app, f->x);
+  if (considered && without_x + without_y == considered)
+    return mapp_fail(MAPP_ERR_INPUT, "figure '%s': no %s record has a number at y '%s'", f->name, app, f->y);
   return MAPP_OK;
 }
 

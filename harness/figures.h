@@ -16,11 +16,12 @@
 typedef struct {
   char *name;   /* file stem part: APP-NAME.png */
   char *app;    /* only this app's records (NULL: one figure per app) */
-  char *x;      /* "ranks", "threads", "size" or a params name ("iterations") */
+  char *x;      /* "ranks", "threads", "size", a field path ("app_data.granularity_us") or a params name */
   char *y;      /* "fom", "efficiency", "speedup" or a field path ("app_data.metg_us") */
   char *title;  /* NULL: made from the axes */
   bool logx, logy;
   strv series;  /* record fields that make a series: variant, backend, setting, size, ... */
+  strv where_fields, where_values; /* only records whose field (path) has this value */
 } figure_spec;
 
 void figure_spec_free(figure_spec *f);
@@ -44,7 +45,9 @@ typedef struct {
 } figure_data;
 
 /* The series of figure f for `app` from records (those of other apps, and
- * runs that did not exit 0, are skipped). refs: speedup references in order
+ * runs that did not exit 0, and records not matching `where`, are skipped;
+ * so are records without x or y, unless no record has them: that is an
+ * input error naming the field). refs: speedup references in order
  * of preference (the first whose variant/backend the app's records hold);
  * when none matches, the first variant/backend of the records. A record
  * missing x or y is an input error naming the field. */

@@ -180,7 +180,7 @@ static int parse_bool(const yaml_map *m, const char *key, bool *out) {
 }
 
 static int parse_figure(const yaml_map *m, figure_spec *f) {
-  static const char *const keys[] = {"name", "app", "x", "y", "logx", "logy", "series", "title", NULL};
+  static const char *const keys[] = {"name", "app", "x", "y", "logx", "logy", "series", "title", "where", NULL};
   MAPP_TRY(yaml_check_keys(m, keys));
   MAPP_TRY(yaml_get_string(m, "name", true, &f->name));
   MAPP_TRY(check_name(m, "name", f->name));
@@ -191,6 +191,7 @@ static int parse_figure(const yaml_map *m, figure_spec *f) {
   MAPP_TRY(parse_bool(m, "logx", &f->logx));
   MAPP_TRY(parse_bool(m, "logy", &f->logy));
   MAPP_TRY(yaml_get_strings(m, "series", false, &f->series));
+  MAPP_TRY(yaml_get_pairs(m, "where", &f->where_fields, &f->where_values));
   if (!f->series.count) {
     MAPP_TRY(strv_push(&f->series, "variant"));
     MAPP_TRY(strv_push(&f->series, "backend"));

@@ -50,5 +50,5 @@ grep -q 'None: every run exited 0' $R/report.md || fail "a clean folder's report
 sed 's/x: size/x: width/' "$SPEC" >bad.yaml
 cp bad.yaml $R/spec.yaml
 expect_exit 2 "$MAPP" plot $R
-expect_output "figure 'wall-by-size': a heat record has no x 'width'"
+expect_output "figure 'wall-by-size': no heat record has x 'width'"
 echo "matrix: ok"

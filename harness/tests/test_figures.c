@@ -108,10 +108,10 @@ static void missing_axes_are_input_errors(void **state) {
               h = spec_of("iterations", "efficiency");
   figure_data d;
   assert_int_equal(figure_collect(r, &f, "subgraph", NULL, &d), MAPP_ERR_INPUT);
-  assert_non_null(strstr(mapp_error_message(), "no x 'width'"));
+  assert_non_null(strstr(mapp_error_message(), "no subgraph record has x 'width'"));
   mapp_error_clear();
   assert_int_equal(figure_collect(r, &g, "subgraph", NULL, &d), MAPP_ERR_INPUT);
-  assert_non_null(strstr(mapp_error_message(), "y 'app_data.metg_us'"));
+  assert_non_null(strstr(mapp_error_message(), "no subgraph record has a number at y 'app_data.metg_us'"));
   mapp_error_clear();
   assert_int_equal(figure_collect(r, &h, "subgraph", NULL, &d), MAPP_ERR_INPUT);
   mapp_error_clear();

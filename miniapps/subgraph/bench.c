@@ -1,0 +1,216 @@
+/* mapp-subgraph-bench: what a task costs on each path of the runtime.
+ *
+ *   replay/VARIANT/PATTERN[/interp]  ns per task (counter ns_per_task) of
+ *       Task Bench at width 16, graph-steps 64, K = 0, one worker: every
+ *       row of the variant table, no_comm and stencil_1d, and the subgraph
+ *       with the base timestep patched into every op per instantiation;
+ *       replay/body_only/PATTERN: the same task bodies called in a loop, no
+ *       runtime (what a variant adds is its overhead);
+ *   eager_cost/...  the eager path itemised: event create + trigger, one
+ *       precondition registered on an untriggered event, the ready-queue
+ *       trip (launch with no preconditions, run, trigger), a launch with
+ *       three preconditions, and the merge that closes a chunk;
+ *   run_ahead/.../inflight:N  stencil_1d width 2, 1 and 2 workers, K near
+ *       their METG, N instantiations in flight (1: one at a time);
+ *   handoff/spin_us:S  one task launched and waited for by the host: the
+ *       round trip through a sleeping (S = 0: condition variable) or a
+ *       spinning worker.
+ * Timings are wall clock; compare ratios from one run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mapp_bench.h"
+#include "subgraph.h"
+
+/* ---------------------------------------------------------- replay */
+
+typedef struct {
+  char name[96];
+  tb_variant variant;
+  tb_pattern pattern;
+  long width, graph_steps, iterations, steps;
+  int workers, run_ahead;
+  bool interpolate;
+  long spin_us;
+} replay_case;
+
+static void bm_replay(mapp_bench_state *bs, void *arg) {
+  const replay_case *rc = arg;
+  tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
+                   .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
+                   .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
+                   .run_ahead = rc->run_ahead, .interpolate = rc->interpolate};
+  tb_state *st = NULL;
+  int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
+  if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st); /* untimed */
+  while (status == MAPP_OK && mapp_bench_keep_running(bs))
+    status = rc->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
+  if (status != MAPP_OK) {
+    mapp_bench_skip_with_error(bs, mapp_error_message());
+  } else {
+    double tasks = (double)mapp_bench_iterations(bs) * (double)(cfg.width * cfg.steps);
+    mapp_bench_set_items_processed(bs, (int64_t)tasks);
+    /* seconds per task, scaled to ns: a rate counter inverted */
+    mapp_bench_set_counter(bs, "ns_per_task", tasks * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+  }
+  if (st) tb_subgraph_release(st);
+  tb_state_destroy(st);
+}
+
+/* The task bodies alone, in timestep order on this thread: the floor both
+ * variants stand on (the runtime's overhead is what they add to it). */
+static void bm_body_only(mapp_bench_state *bs, void *arg) {
+  const replay_case *rc = arg;
+  tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3, .iterations = 0,
+                   .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64, .workers = 1, .graph_steps = rc->graph_steps,
+                   .run_ahead = rc->run_ahead};
+  tb_state *st = NULL;
+  int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) {
+    for (long t = 0; t < cfg.steps; ++t)
+      for (long p = 0; p < cfg.width; ++p) tb_run_task(st, t, p, 0);
+    status = tb_state_status(st);
+  }
+  if (status != MAPP_OK) {
+    mapp_bench_skip_with_error(bs, mapp_error_message());
+  } else {
+    double tasks = (double)mapp_bench_iterations(bs) * (double)(cfg.width * cfg.steps);
+    mapp_bench_set_items_processed(bs, (int64_t)tasks);
+    mapp_bench_set_counter(bs, "ns_per_task", tasks * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+  }
+  tb_state_destroy(st);
+}
+
+/* ---------------------------------------------------------- eager costs */
+
+typedef enum { COST_EVENT, COST_WAITER, COST_QUEUE, COST_LAUNCH3, COST_MERGE } cost_kind;
+
+typedef struct {
+  char name[64];
+  cost_kind kind;
+} cost_case;
+
+static void nothing(const void *a, size_t n, const sg_task_ctx *c) { (void)a, (void)n, (void)c; }
+static void count_waiter(sg_waiter *w, sg_runtime *rt) { (void)w, (void)rt; }
+
+#define BATCH 1024
+
+static int cost_batch(sg_runtime *rt, cost_kind kind, sg_event *evs, sg_waiter *nodes) {
+  sg_event gate, done;
+  switch (kind) {
+  case COST_EVENT: /* allocate + trigger (slot recycled) */
+    for (int i = 0; i < BATCH; ++i) {
+      MAPP_TRY(sg_event_create(rt, &evs[i]));
+      sg_event_trigger(rt, evs[i]);
+    }
+    return MAPP_OK;
+  case COST_WAITER: /* register on an untriggered event, then fire them all */
+    MAPP_TRY(sg_event_create(rt, &gate));
+    for (int i = 0; i < BATCH; ++i) nodes[i].fn = count_waiter, sg_event_add_waiter(rt, gate, &nodes[i]);
+    sg_event_trigger(rt, gate);
+    return MAPP_OK;
+  case COST_QUEUE: /* op alloc, event, queue push/pop, run, trigger, free */
+    for (int i = 0; i < BATCH; ++i) MAPP_TRY(sg_launch_task(rt, "t", nothing, NULL, 0, NULL, 0, &evs[i]));
+    MAPP_TRY(sg_event_merge(rt, evs, BATCH, &done));
+    return sg_event_wait(rt, done);
+  case COST_LAUNCH3: /* a stencil-like launch: three preconditions on earlier tasks */
+    for (int i = 0; i < BATCH; ++i) {
+      sg_event pre[3] = {evs[i > 0 ? i - 1 : 0], evs[i], evs[i + 1 < BATCH ? i + 1 : i]};
+      MAPP_TRY(sg_launch_task(rt, "t", nothing, NULL, 0, pre, i ? 3 : 0, &evs[i]));
+    }
+    MAPP_TRY(sg_event_merge(rt, evs, BATCH, &done));
+    return sg_event_wait(rt, done);
+  case COST_MERGE: /* a merge of already-triggered events (the chunk close) */
+    MAPP_TRY(sg_event_merge(rt, evs, BATCH, &done));
+    return sg_event_wait(rt, done);
+  }
+  return MAPP_OK;
+}
+
+static void bm_eager_cost(mapp_bench_state *bs, void *arg) {
+  const cost_case *cc = arg;
+  sg_runtime *rt = NULL;
+  sg_config cfg = {.workers = 1, .spin_us = 100};
+  static sg_event evs[BATCH];
+  static sg_waiter nodes[BATCH];
+  memset(evs, 0, sizeof evs);
+  int status = sg_runtime_create(&cfg, &rt);
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) status = cost_batch(rt, cc->kind, evs, nodes);
+  if (status != MAPP_OK) mapp_bench_skip_with_error(bs, mapp_error_message());
+  else {
+    double items = (double)mapp_bench_iterations(bs) * BATCH;
+    mapp_bench_set_items_processed(bs, (int64_t)items);
+    mapp_bench_set_counter(bs, "ns_per_item", items * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+  }
+  sg_runtime_destroy(rt);
+}
+
+/* ---------------------------------------------------------- hand-off */
+
+static void bm_handoff(mapp_bench_state *bs, void *arg) {
+  long spin_us = *(const long *)arg;
+  sg_runtime *rt = NULL;
+  sg_config cfg = {.workers = 1, .spin_us = spin_us};
+  int status = sg_runtime_create(&cfg, &rt);
+  sg_event done;
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) {
+    status = sg_launch_task(rt, "t", nothing, NULL, 0, NULL, 0, &done);
+    if (status == MAPP_OK) status = sg_event_wait(rt, done);
+  }
+  if (status != MAPP_OK) mapp_bench_skip_with_error(bs, mapp_error_message());
+  sg_runtime_destroy(rt);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  static replay_case cases[32];
+  static cost_case costs[5] = {{"eager_cost/event_create_trigger", COST_EVENT},
+                               {"eager_cost/precondition_register_fire", COST_WAITER},
+                               {"eager_cost/launch_queue_run_trigger", COST_QUEUE},
+                               {"eager_cost/launch_3_preconditions", COST_LAUNCH3},
+                               {"eager_cost/merge_triggered", COST_MERGE}};
+  static long spins[2] = {0, 100};
+  static char spin_names[2][48];
+  const mapp_bench_options opt = {.use_real_time = true, .unit = MAPP_BENCH_MICROSECOND};
+  int n = 0, status = MAPP_OK;
+  static const tb_pattern patterns[2] = {TB_NO_COMM, TB_STENCIL_1D};
+  /* Every row of the variant table, and the subgraph once more with
+   * interpolation, after the bodies alone. */
+  for (int p = 0; p < 2; ++p) {
+    replay_case *c = &cases[n++];
+    *c = (replay_case){.pattern = patterns[p], .width = 16, .graph_steps = 64, .steps = 1024, .run_ahead = 4};
+    snprintf(c->name, sizeof c->name, "replay/body_only/%s", tb_pattern_name(patterns[p]));
+    status = mapp_bench_register(c->name, bm_body_only, c, &opt);
+  }
+  for (int p = 0; p < 2; ++p)
+    for (const mapp_variant_info *v = subgraph_variants; v->name && status == MAPP_OK; ++v)
+      for (int interp = 0; interp <= (v->kind == TB_VARIANT_SUBGRAPH); ++interp) {
+        replay_case *c = &cases[n++];
+        *c = (replay_case){.variant = (tb_variant)v->kind, .pattern = patterns[p], .width = 16, .graph_steps = 64,
+                           .iterations = 0, .steps = 1024, .workers = 1, .run_ahead = 4, .interpolate = interp,
+                           .spin_us = 100};
+        snprintf(c->name, sizeof c->name, "replay/%s/%s%s", v->name, tb_pattern_name(patterns[p]),
+                 interp ? "/interp" : "");
+        status = mapp_bench_register(c->name, bm_replay, c, &opt);
+      }
+  /* Run-ahead: stencil_1d width 2, K about the METG of 1 and of 2 workers. */
+  for (int workers = 1; workers <= 2; ++workers)
+    for (int inflight = 1; inflight <= 4 && status == MAPP_OK; inflight *= 4) {
+      replay_case *c = &cases[n++];
+      long k = workers == 1 ? 16 : 200;
+      *c = (replay_case){.variant = TB_VARIANT_SUBGRAPH, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 16,
+                         .iterations = k, .steps = 1024, .workers = workers, .run_ahead = inflight, .spin_us = 100};
+      snprintf(c->name, sizeof c->name, "run_ahead/stencil_1d/w2/workers:%d/K%ld/inflight:%d", workers, k, inflight);
+      status = mapp_bench_register(c->name, bm_replay, c, &opt);
+    }
+  for (int i = 0; i < 5 && status == MAPP_OK; ++i) status = mapp_bench_register(costs[i].name, bm_eager_cost, &costs[i], &opt);
+  for (int i = 0; i < 2 && status == MAPP_OK; ++i) {
+    snprintf(spin_names[i], sizeof spin_names[i], "handoff/spin_us:%ld", spins[i]);
+    status = mapp_bench_register(spin_names[i], bm_handoff, &spins[i], &opt);
+  }
+  if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
+  status = mapp_report_error("mapp-subgraph-bench", status);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,128 @@
+/* mapp-subgraph: the command line of the subgraph mini-app (its flags and
+ * its config); the driver (mapp_app_main) and the hooks (tb_app.c) do the
+ * rest. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "subgraph.h"
+
+/* UNSET or NULL keeps the preset's value; ranges are checked by
+ * tb_config_check so its messages name the problem ("--iterations: -3 is
+ * negative"). */
+#define UNSET LONG_MIN
+static struct {
+  const char *pattern, *kernel, *chain, *broken_graph;
+  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max;
+  bool interpolate, metg, break_dependence;
+} args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .width = UNSET, .radix = UNSET,
+          .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
+          .spin_us = 100, .run_ahead = 4, .scratch_bytes = 16384, .metg_max = 65536};
+
+#define BIG (1L << 40)
+static const mapp_option options[] = {
+    {.name = "pattern", .kind = MAPP_OPT_CHOICE, .dest = &args.pattern, .choices = TB_PATTERN_NAMES,
+     .help = "Task Bench dependence pattern"},
+    {.name = "width", .kind = MAPP_OPT_LONG, .dest = &args.width, .min = -BIG, .max = 1L << 24,
+     .default_text = "from --size", .help = "points per timestep (per rank with --scaling weak)"},
+    {.name = "radix", .kind = MAPP_OPT_LONG, .dest = &args.radix, .min = -BIG, .max = BIG, .default_text = "min(3, width)",
+     .help = "dependences per task for nearest, spread, random_nearest"},
+    {.name = "iterations", .kind = MAPP_OPT_LONG, .dest = &args.iterations, .min = -BIG, .max = BIG,
+     .default_text = "from --size", .help = "kernel iterations per task (K)"},
+    {.name = "kernel", .kind = MAPP_OPT_CHOICE, .dest = &args.kernel, .choices = "compute|memory",
+     .help = "compute: a multiply-add chain of K; memory: K passes over a per-worker buffer"},
+    {.name = "scratch-bytes", .kind = MAPP_OPT_LONG, .dest = &args.scratch_bytes, .min = 8, .max = 1L << 30,
+     .help = "memory kernel: bytes per worker"},
+    {.name = "workers", .kind = MAPP_OPT_LONG, .dest = &args.workers, .min = -BIG, .max = BIG,
+     .default_text = "1 on serial, 2 on threads", .help = "runtime worker threads per rank"},
+    {.name = "spin-us", .kind = MAPP_OPT_LONG, .dest = &args.spin_us, .min = 0, .max = 10000000,
+     .help = "idle workers and host waits spin this long before sleeping on a condition variable"},
+    {.name = "graph-steps", .kind = MAPP_OPT_LONG, .dest = &args.graph_steps, .min = -BIG, .max = BIG,
+     .default_text = "from --size: 8 tiny, 64 others (lowered to divide --steps)",
+     .help = "timesteps per recorded subgraph (and per eager chunk)"},
+    {.name = "run-ahead", .kind = MAPP_OPT_LONG, .dest = &args.run_ahead, .min = 1, .max = 1024,
+     .help = "instantiations (chunks) in flight; 1: one at a time"},
+    {.name = "chain", .kind = MAPP_OPT_CHOICE, .dest = &args.chain, .choices = "ports|finish",
+     .help = "subgraph: chain instantiations point by point (ports) or by the finish event"},
+    {.name = "interpolate", .kind = MAPP_OPT_FLAG, .dest = &args.interpolate,
+     .help = "subgraph: patch the base timestep into every op per instantiation"},
+    {.name = "metg", .kind = MAPP_OPT_FLAG, .dest = &args.metg,
+     .help = "sweep K down from --metg-max and report METG(50%) before the run"},
+    {.name = "metg-max", .kind = MAPP_OPT_LONG, .dest = &args.metg_max, .min = 1, .max = BIG,
+     .help = "the METG sweep's largest K"},
+    {.name = "break-dependence", .kind = MAPP_OPT_FLAG, .dest = &args.break_dependence,
+     .help = "test only: reverse one dependence, so the tag check must fail (exit 1)"},
+    {.name = "broken-graph", .kind = MAPP_OPT_CHOICE, .dest = &args.broken_graph,
+     .choices = "cycle|dangling-port|interpolation|contract",
+     .help = "test only: compile a broken graph definition, which must be rejected (exit 2), or run an op that "
+             "launches inside a subgraph (contract: exit 1)"},
+    MAPP_OPTION_END,
+};
+
+static int resolve_workers(const mapp_run *run, long *workers) {
+  bool threads = run->backend == MAPP_BACKEND_THREADS;
+  *workers = args.workers != UNSET ? args.workers : threads ? 2 : 1;
+  if (!threads && *workers != 1 && run->backend != MAPP_BACKEND_CUDA)
+    return mapp_fail(MAPP_ERR_INPUT, "--workers %ld: the %s backend runs 1 worker (use --backend threads)", *workers,
+                     run->common.backend);
+  if (*workers < 1 || *workers > SG_MAX_WORKERS)
+    return mapp_fail(MAPP_ERR_INPUT, "--workers: %ld is outside [1, %d]", *workers, SG_MAX_WORKERS);
+  return MAPP_OK;
+}
+
+/* The driver reads --steps 0 as "the size's default"; here it is refused. */
+static bool steps_given_zero(const mapp_run *run) {
+  for (int i = 1; i < run->argc; ++i) {
+    const char *a = run->argv[i];
+    if (!strcmp(a, "--steps=0") || (!strcmp(a, "--steps") && i + 1 < run->argc && strtol(run->argv[i + 1], NULL, 10) == 0 &&
+                                     run->argv[i + 1][0] == '0'))
+      return true;
+  }
+  return false;
+}
+
+static int setup(mapp_run *run, void **state) {
+  if (args.broken_graph) return subgraph_compile_broken(args.broken_graph);
+  const subgraph_preset *preset = run->preset;
+  subgraph_options opt = {.metg = args.metg, .metg_max = args.metg_max};
+  tb_config *cfg = &opt.cfg;
+  long workers;
+  MAPP_TRY(resolve_workers(run, &workers));
+  cfg->pattern = (tb_pattern)tb_pattern_from_name(args.pattern);
+  if (args.width != UNSET && args.width < 1)
+    return mapp_fail(MAPP_ERR_INPUT, "--width: %ld is outside [1, 2^24]", args.width);
+  if (steps_given_zero(run)) return mapp_fail(MAPP_ERR_INPUT, "--steps: 0 is outside [1, 10^9]");
+  cfg->width = mapp_run_scaled(run, args.width != UNSET ? args.width : preset->width); /* per rank fixed when weak */
+  cfg->steps = run->common.steps ? run->common.steps : preset->steps;
+  cfg->iterations = args.iterations != UNSET ? args.iterations : preset->iterations;
+  cfg->radix = args.radix != UNSET ? args.radix : (cfg->width < 3 ? cfg->width : 3);
+  cfg->kernel = strcmp(args.kernel, "memory") ? TB_KERNEL_COMPUTE : TB_KERNEL_MEMORY;
+  cfg->scratch_bytes = args.scratch_bytes;
+  cfg->workers = (int)workers;
+  cfg->spin_us = args.spin_us;
+  cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
+  if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
+    while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;
+  cfg->run_ahead = (int)args.run_ahead;
+  cfg->interpolate = args.interpolate;
+  cfg->chain_finish = !strcmp(args.chain, "finish");
+  cfg->break_dependence = args.break_dependence;
+  MAPP_TRY(tb_config_check(cfg, run->mpi.nranks));
+  /* The answer depends on the pattern, its radix, the width and the steps
+   * only: K, kernel, workers, graph-steps, run-ahead, chaining and
+   * interpolation change the speed, not the values. */
+  run->custom_size = args.width != UNSET || run->common.steps;
+  run->custom_case = run->custom_size || strcmp(args.pattern, "stencil_1d") || args.radix != UNSET ||
+                     args.break_dependence;
+  return subgraph_setup(run, &opt, state);
+}
+
+int main(int argc, char **argv) {
+  mapp_app app = subgraph_app_hooks;
+  app.summary = "Task Bench patterns on a small task runtime (the Realm subgraph seed): every task launched op by\n"
+                "op with dynamic dependence tracking (eager) versus graph-steps timesteps recorded once, compiled\n"
+                "to static per-worker schedules and replayed (subgraph). Figures: tasks/s, ns per task, METG.";
+  app.options = options;
+  app.setup = setup;
+  return mapp_app_main(&app, argc, argv);
+}

@@ -1,0 +1,195 @@
+/* sg: a small task runtime with two ways to run the same operations (the
+ * seed: Realm's dynamic path versus its compiled subgraphs, PR #391).
+ *
+ *   eager     every op is launched one by one: an event is allocated for
+ *             it, its preconditions are registered, it is queued when they
+ *             have triggered and it triggers its successors on completion.
+ *   subgraph  a definition (ops, edges, external pre/postcondition ports,
+ *             interpolations) is compiled once to static per-worker
+ *             schedules with atomic countdown counters only on cross-worker
+ *             edges and one finish counter, then instantiated many times.
+ *
+ * Operations: a task (function + argument block), a copy (1-D or 2-D
+ * strided) and a barrier arrival. Workers are pthreads that spin for
+ * `spin_us` looking for work before sleeping on a condition variable (the
+ * seed's sg_sched_spin).
+ *
+ * Contract: an op running inside a subgraph must not launch operations or
+ * wait on events. Such a call fails at once (no deadlock), the runtime
+ * records "op 'X' of subgraph 'Y' ..." and sg_runtime_status() returns
+ * MAPP_ERR_VERIFY with that message.
+ *
+ * Every function that can fail returns a mapp status (mapp_error.h). */
+#ifndef SG_H
+#define SG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SG_MAX_WORKERS 64
+
+typedef struct sg_runtime sg_runtime;
+typedef struct sg_subgraph sg_subgraph;
+typedef struct sg_barrier sg_barrier;
+
+/* An event handle: slot and generation (Realm's scheme), so a handle whose
+ * slot has been recycled still reads as triggered. 0 never waits. */
+typedef uint64_t sg_event;
+#define SG_NO_EVENT ((sg_event)0)
+
+/* What a task sees of the runtime. */
+typedef struct {
+  sg_runtime *rt;
+  int worker;                  /* 0..workers-1 */
+  const void *instance_args;   /* subgraph: the instantiation's argument block; eager: NULL */
+} sg_task_ctx;
+
+typedef void (*sg_task_fn)(const void *args, size_t size, const sg_task_ctx *ctx);
+
+/* A 1-D (rows = 1) or 2-D strided copy: rows x row_bytes, each row from
+ * src + r * src_stride to dst + r * dst_stride. */
+typedef struct {
+  void *dst;
+  const void *src;
+  size_t row_bytes, rows, dst_stride, src_stride;
+} sg_copy_desc;
+
+typedef struct {
+  int workers;  /* 1..SG_MAX_WORKERS */
+  long spin_us; /* spin this long for work (and in host waits) before sleeping; 0: sleep at once */
+} sg_config;
+
+int sg_runtime_create(const sg_config *cfg, sg_runtime **out);
+/* Waits for the queues to drain, joins the workers and frees everything.
+ * Subgraphs still alive are freed when their last instantiation ends. */
+void sg_runtime_destroy(sg_runtime *rt);
+int sg_runtime_workers(const sg_runtime *rt);
+/* MAPP_OK, or MAPP_ERR_VERIFY with the first contract violation recorded
+ * (mapp_fail) as "op 'X' of subgraph 'Y' ...". Call from the host thread. */
+int sg_runtime_status(sg_runtime *rt);
+
+/* ---- events ---- */
+
+/* A user event, triggered by sg_event_trigger. */
+int sg_event_create(sg_runtime *rt, sg_event *out);
+void sg_event_trigger(sg_runtime *rt, sg_event ev);
+bool sg_event_has_triggered(sg_runtime *rt, sg_event ev);
+/* Blocks the calling host thread (spin, then sleep) until ev triggers.
+ * Inside a subgraph op: a contract violation, returns MAPP_ERR_VERIFY at once. */
+int sg_event_wait(sg_runtime *rt, sg_event ev);
+/* An event that triggers when all n have (Realm's merge_events). */
+int sg_event_merge(sg_runtime *rt, const sg_event *evs, int n, sg_event *out);
+
+/* A callback run once when an event triggers (on the triggering thread, or
+ * at once when it already has), the waiters of one event in the order they
+ * were added. The node must stay valid until it runs; it must not block. */
+typedef struct sg_waiter {
+  struct sg_waiter *next;
+  void (*fn)(struct sg_waiter *self, sg_runtime *rt);
+} sg_waiter;
+void sg_event_add_waiter(sg_runtime *rt, sg_event ev, sg_waiter *w);
+
+/* ---- the eager path ---- */
+
+/* Each launch copies its argument block, registers its npre preconditions
+ * and returns in *done the event its completion triggers. */
+int sg_launch_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *args, size_t size,
+                   const sg_event *pre, int npre, sg_event *done);
+int sg_launch_copy(sg_runtime *rt, const sg_copy_desc *copy, const sg_event *pre, int npre, sg_event *done);
+int sg_launch_arrive(sg_runtime *rt, sg_barrier *barrier, const sg_event *pre, int npre, sg_event *done);
+
+/* A barrier: its event triggers after `count` arrivals; sg_barrier_rearm
+ * (once triggered) makes it count again with a fresh event. */
+int sg_barrier_create(sg_runtime *rt, int count, sg_barrier **out);
+sg_event sg_barrier_event(const sg_barrier *b);
+int sg_barrier_rearm(sg_barrier *b);
+void sg_barrier_destroy(sg_barrier *b);
+
+/* ---- the subgraph path ---- */
+
+typedef enum { SG_OP_TASK, SG_OP_COPY, SG_OP_ARRIVE } sg_op_kind;
+
+/* One op of a definition. Its payload is what interpolations patch: the
+ * task's argument block, the copy's sg_copy_desc, the arrival's
+ * sg_barrier pointer. */
+typedef struct {
+  const char *name;
+  sg_op_kind kind;
+  int affinity; /* preferred worker (taken modulo the workers), or -1: round robin */
+  sg_task_fn fn;
+  const void *args;
+  size_t arg_size;
+  sg_copy_desc copy;
+  sg_barrier *barrier;
+} sg_op_def;
+
+typedef struct {
+  int src, dst; /* op indices: dst runs after src */
+} sg_edge_def;
+
+/* A port edge: precondition port -> consuming op, or producing op ->
+ * postcondition port (exactly one producer per postcondition port). */
+typedef struct {
+  int port, op;
+} sg_port_edge;
+
+/* Per instantiation, arg block bytes [arg_offset, +size) are patched into
+ * op `op`'s payload at op_offset. */
+typedef struct {
+  size_t arg_offset, size;
+  int op;
+  size_t op_offset;
+} sg_interp_def;
+
+typedef struct {
+  const char *name;
+  const sg_op_def *ops;
+  int nops;
+  const sg_edge_def *edges;
+  int nedges;
+  int npre_ports;
+  const sg_port_edge *pre_edges;
+  int npre_edges;
+  int npost_ports;
+  const sg_port_edge *post_edges;
+  int npost_edges;
+  size_t arg_size; /* the instantiation's argument block */
+  const sg_interp_def *interps;
+  int ninterps;
+} sg_graph_def;
+
+/* Copies the definition (names, argument blocks). */
+int sg_subgraph_create(sg_runtime *rt, const sg_graph_def *def, sg_subgraph **out);
+/* Topological analysis, worker assignment, per-worker schedules, counters
+ * on cross-worker edges, copy plans, the finish counter. Rejects (input
+ * error naming the culprit) cycles, edges naming missing ops, dangling
+ * ports and interpolations outside the argument block or the payload. */
+int sg_subgraph_compile(sg_subgraph *sg);
+/* Runs the compiled graph once, after `start` and the npre_ports events in
+ * pre (NULL when there are none), with args (arg_size bytes, copied).
+ * post (NULL when none) receives one event per postcondition port, *finish
+ * one event for the whole instantiation. Returns without waiting, so
+ * instantiations run ahead of each other, chained by events. */
+int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_event start, const sg_event *pre,
+                            sg_event *post, sg_event *finish);
+/* Safe while instantiations are in flight: they finish, then the graph is freed. */
+void sg_subgraph_destroy(sg_subgraph *sg);
+
+/* Compile statistics, for tests and the record. */
+typedef struct {
+  int workers_used;
+  int counters;      /* ops with a countdown counter (cross-worker or port edges) */
+  int cross_edges;   /* edges whose ends are on different workers */
+  int local_edges;   /* edges kept implicit by the per-worker schedule order */
+  int patched_ops;   /* ops whose payload is copied and patched per instantiation */
+} sg_subgraph_stats;
+void sg_subgraph_get_stats(const sg_subgraph *sg, sg_subgraph_stats *out);
+
+/* Monotonic nanoseconds (for the variants' phase timings). */
+long sg_now_ns(void);
+
+/* The copy kernel both paths run (a plan: contiguous runs collapse to one memcpy). */
+void sg_copy_run(const sg_copy_desc *c);
+
+#endif

@@ -1,0 +1,100 @@
+/* What sg_runtime.c (workers, events, the eager path) and sg_graph.c (the
+ * subgraph path) share; not part of the API. */
+#ifndef SG_INTERNAL_H
+#define SG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "sg.h"
+
+/* Something a worker runs: an eager op or one worker's share of a
+ * subgraph instantiation. */
+typedef enum { SG_WORK_OP, SG_WORK_ITEM } sg_work_kind;
+typedef struct {
+  sg_work_kind kind;
+} sg_work;
+
+/* A FIFO of work, guarded by a mutex (the eager path is a dynamic
+ * runtime: its shared ready queue is contended, as Realm's are). */
+typedef struct {
+  pthread_mutex_t lock;
+  sg_work **ring;
+  size_t cap, head, count;
+  atomic_size_t approx; /* count, readable without the lock for idle checks */
+} sg_queue;
+
+/* One event slot; a handle is (slot + 1) << 32 | generation. */
+typedef struct {
+  atomic_flag lock;
+  _Atomic uint32_t triggered_gen; /* the last generation that triggered */
+  uint32_t gen;                   /* the generation handed out last */
+  sg_waiter *waiters;
+  uint32_t next_free;
+} sg_event_slot;
+
+#define SG_EV_CHUNK_BITS 12
+#define SG_EV_CHUNK (1u << SG_EV_CHUNK_BITS)
+#define SG_EV_MAX_CHUNKS 4096
+
+struct sg_runtime {
+  int nworkers;
+  long spin_ns;
+  long host_spin_ns; /* host waits: no spinning when the workers already fill the cores */
+  /* Each worker's current spin budget, in [SG_MIN_SPIN_NS, spin_ns]:
+   * halved after a spin that found nothing (the partner it waits for is
+   * likely descheduled: the machine is oversubscribed), doubled after one
+   * that paid off. */
+  struct {
+    _Alignas(64) long ns;
+  } spin_budget[SG_MAX_WORKERS];
+  pthread_t threads[SG_MAX_WORKERS];
+  int started;
+  /* events */
+  sg_event_slot *chunks[SG_EV_MAX_CHUNKS];
+  uint32_t nslots, free_head; /* free_head: slot + 1, 0 when empty */
+  pthread_mutex_t ev_lock;
+  /* work */
+  sg_queue shared;                  /* eager ops: any worker */
+  sg_queue own[SG_MAX_WORKERS];     /* subgraph items: their worker only */
+  atomic_uint epoch;                /* bumped on every push (idle workers watch it) */
+  atomic_int sleepers;
+  pthread_mutex_t sleep_lock;
+  pthread_cond_t sleep_cond;
+  atomic_bool shutdown;
+  /* the first contract violation */
+  pthread_mutex_t violation_lock;
+  atomic_int violated;
+  char violation[256];
+};
+
+/* Set on a worker while it runs a subgraph op: the contract check reads it. */
+typedef struct {
+  const char *op, *subgraph;
+} sg_running_op;
+extern _Thread_local const sg_running_op *sg_tls_running;
+
+/* Fails a call made inside a subgraph op: records the violation once and
+ * returns MAPP_ERR_VERIFY. */
+int sg_contract_violation(sg_runtime *rt, const char *call);
+
+#define SG_MIN_SPIN_NS 1000L
+
+/* After a spin: adapt the worker's budget (see spin_budget). */
+static inline void sg_spin_feedback(sg_runtime *rt, int worker, bool paid_off) {
+  long *b = &rt->spin_budget[worker].ns;
+  if (paid_off) *b = *b * 2 > rt->spin_ns ? rt->spin_ns : *b * 2;
+  else *b = *b / 2 < SG_MIN_SPIN_NS ? SG_MIN_SPIN_NS : *b / 2;
+}
+
+static inline void sg_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+sg_event sg_event_alloc(sg_runtime *rt);
+void sg_push_worker(sg_runtime *rt, int worker, sg_work *w);
+void sg_item_run(sg_runtime *rt, sg_work *w, int worker); /* sg_graph.c */
+
+#endif

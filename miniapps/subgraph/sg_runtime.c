@@ -1,0 +1,504 @@
+/* The runtime's dynamic machinery: workers, events, ready queues and the
+ * eager launch path (Realm's normal path, which subgraphs bypass). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mapp_error.h"
+#include "sg_internal.h"
+
+_Thread_local const sg_running_op *sg_tls_running;
+
+long sg_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+#define cpu_relax sg_cpu_relax
+
+int sg_contract_violation(sg_runtime *rt, const char *call) {
+  const sg_running_op *running = sg_tls_running;
+  pthread_mutex_lock(&rt->violation_lock);
+  if (!atomic_load(&rt->violated)) {
+    snprintf(rt->violation, sizeof rt->violation,
+             "op '%s' of subgraph '%s' called %s: ops inside a subgraph must not launch operations or wait on "
+             "events (contract violation)",
+             running->op, running->subgraph, call);
+    atomic_store(&rt->violated, 1);
+  }
+  pthread_mutex_unlock(&rt->violation_lock);
+  return MAPP_ERR_VERIFY;
+}
+
+int sg_runtime_status(sg_runtime *rt) {
+  if (!atomic_load(&rt->violated)) return MAPP_OK;
+  pthread_mutex_lock(&rt->violation_lock);
+  int status = mapp_fail(MAPP_ERR_VERIFY, "%s", rt->violation);
+  pthread_mutex_unlock(&rt->violation_lock);
+  return status;
+}
+
+/* ------------------------------------------------------------ queues */
+
+static int queue_init(sg_queue *q) {
+  q->cap = 256;
+  q->head = q->count = 0;
+  atomic_init(&q->approx, 0);
+  q->ring = malloc(q->cap * sizeof *q->ring);
+  if (!q->ring) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating a ready queue");
+  pthread_mutex_init(&q->lock, NULL);
+  return MAPP_OK;
+}
+
+static void queue_free(sg_queue *q) {
+  free(q->ring);
+  pthread_mutex_destroy(&q->lock);
+}
+
+static void queue_push(sg_queue *q, sg_work *w) {
+  pthread_mutex_lock(&q->lock);
+  if (q->count == q->cap) { /* grow, unrolling the ring */
+    sg_work **bigger = malloc(2 * q->cap * sizeof *bigger);
+    if (!bigger) abort(); /* no way to report from here; out of memory for a pointer ring */
+    for (size_t i = 0; i < q->count; ++i) bigger[i] = q->ring[(q->head + i) % q->cap];
+    free(q->ring);
+    q->ring = bigger, q->head = 0, q->cap *= 2;
+  }
+  q->ring[(q->head + q->count) % q->cap] = w;
+  q->count++;
+  atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
+  pthread_mutex_unlock(&q->lock);
+}
+
+static sg_work *queue_pop(sg_queue *q) {
+  if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0) return NULL;
+  sg_work *w = NULL;
+  pthread_mutex_lock(&q->lock);
+  if (q->count) {
+    w = q->ring[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return w;
+}
+
+/* Wake sleeping workers after a push (Dekker with the sleeper: it counts
+ * itself then re-reads the epoch; we bump the epoch then read the count). */
+static void wake_workers(sg_runtime *rt) {
+  atomic_fetch_add(&rt->epoch, 1);
+  if (atomic_load(&rt->sleepers) > 0) {
+    pthread_mutex_lock(&rt->sleep_lock);
+    pthread_cond_broadcast(&rt->sleep_cond);
+    pthread_mutex_unlock(&rt->sleep_lock);
+  }
+}
+
+static void push_shared(sg_runtime *rt, sg_work *w) {
+  queue_push(&rt->shared, w);
+  wake_workers(rt);
+}
+
+void sg_push_worker(sg_runtime *rt, int worker, sg_work *w) {
+  queue_push(&rt->own[worker], w);
+  wake_workers(rt);
+}
+
+/* ------------------------------------------------------------ events */
+
+static inline sg_event_slot *slot_of(sg_runtime *rt, uint32_t index) {
+  return &rt->chunks[index >> SG_EV_CHUNK_BITS][index & (SG_EV_CHUNK - 1)];
+}
+
+static inline void slot_lock(sg_event_slot *s) {
+  while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire)) cpu_relax();
+}
+static inline void slot_unlock(sg_event_slot *s) { atomic_flag_clear_explicit(&s->lock, memory_order_release); }
+
+/* A fresh event (SG_NO_EVENT only when the table is full, 16 M events live). */
+sg_event sg_event_alloc(sg_runtime *rt) {
+  pthread_mutex_lock(&rt->ev_lock);
+  uint32_t index;
+  if (rt->free_head) {
+    index = rt->free_head - 1;
+    rt->free_head = slot_of(rt, index)->next_free;
+  } else {
+    if ((rt->nslots & (SG_EV_CHUNK - 1)) == 0) {
+      uint32_t c = rt->nslots >> SG_EV_CHUNK_BITS;
+      if (c == SG_EV_MAX_CHUNKS || !(rt->chunks[c] = calloc(SG_EV_CHUNK, sizeof(sg_event_slot)))) {
+        pthread_mutex_unlock(&rt->ev_lock);
+        return SG_NO_EVENT;
+      }
+      for (uint32_t i = 0; i < SG_EV_CHUNK; ++i) atomic_flag_clear(&rt->chunks[c][i].lock);
+    }
+    index = rt->nslots++;
+  }
+  sg_event_slot *s = slot_of(rt, index);
+  uint32_t gen = ++s->gen;
+  pthread_mutex_unlock(&rt->ev_lock);
+  return ((sg_event)(index + 1) << 32) | gen;
+}
+
+int sg_event_create(sg_runtime *rt, sg_event *out) {
+  *out = sg_event_alloc(rt);
+  return *out ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of event slots (%u live)", rt->nslots);
+}
+
+bool sg_event_has_triggered(sg_runtime *rt, sg_event ev) {
+  if (!ev) return true;
+  sg_event_slot *s = slot_of(rt, (uint32_t)(ev >> 32) - 1);
+  return atomic_load_explicit(&s->triggered_gen, memory_order_acquire) >= (uint32_t)ev;
+}
+
+void sg_event_trigger(sg_runtime *rt, sg_event ev) {
+  if (!ev) return;
+  uint32_t index = (uint32_t)(ev >> 32) - 1;
+  sg_event_slot *s = slot_of(rt, index);
+  slot_lock(s);
+  atomic_store_explicit(&s->triggered_gen, (uint32_t)ev, memory_order_release);
+  sg_waiter *w = s->waiters;
+  s->waiters = NULL;
+  slot_unlock(s);
+  /* The slot is reusable now: its next generation is a new event. */
+  pthread_mutex_lock(&rt->ev_lock);
+  s->next_free = rt->free_head;
+  rt->free_head = index + 1;
+  pthread_mutex_unlock(&rt->ev_lock);
+  sg_waiter *fifo = NULL; /* pushed newest first: run them in registration order */
+  while (w) {
+    sg_waiter *next = w->next;
+    w->next = fifo, fifo = w, w = next;
+  }
+  w = fifo;
+  while (w) { /* next is read before fn: fn may free the node */
+    sg_waiter *next = w->next;
+    w->fn(w, rt);
+    w = next;
+  }
+}
+
+void sg_event_add_waiter(sg_runtime *rt, sg_event ev, sg_waiter *w) {
+  if (ev) {
+    sg_event_slot *s = slot_of(rt, (uint32_t)(ev >> 32) - 1);
+    slot_lock(s);
+    if (atomic_load_explicit(&s->triggered_gen, memory_order_relaxed) < (uint32_t)ev) {
+      w->next = s->waiters;
+      s->waiters = w;
+      slot_unlock(s);
+      return;
+    }
+    slot_unlock(s);
+  }
+  w->fn(w, rt);
+}
+
+typedef struct {
+  sg_waiter w;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+} host_waiter;
+
+static void host_waiter_fire(sg_waiter *self, sg_runtime *rt) {
+  (void)rt;
+  host_waiter *h = (host_waiter *)self;
+  pthread_mutex_lock(&h->lock);
+  h->done = 1;
+  pthread_cond_signal(&h->cond);
+  pthread_mutex_unlock(&h->lock);
+}
+
+int sg_event_wait(sg_runtime *rt, sg_event ev) {
+  if (sg_tls_running) return sg_contract_violation(rt, "sg_event_wait");
+  if (sg_event_has_triggered(rt, ev)) return MAPP_OK;
+  if (rt->host_spin_ns > 0) {
+    long deadline = sg_now_ns() + rt->host_spin_ns;
+    for (unsigned i = 1;; ++i) {
+      if (sg_event_has_triggered(rt, ev)) return MAPP_OK;
+      if ((i & 63) == 0 && sg_now_ns() > deadline) break;
+      cpu_relax();
+    }
+  }
+  host_waiter h = {.w.fn = host_waiter_fire, .done = 0};
+  pthread_mutex_init(&h.lock, NULL);
+  pthread_cond_init(&h.cond, NULL);
+  sg_event_add_waiter(rt, ev, &h.w);
+  pthread_mutex_lock(&h.lock);
+  while (!h.done) pthread_cond_wait(&h.cond, &h.lock);
+  pthread_mutex_unlock(&h.lock);
+  pthread_mutex_destroy(&h.lock);
+  pthread_cond_destroy(&h.cond);
+  return MAPP_OK;
+}
+
+/* ------------------------------------------------------------ eager ops */
+
+typedef enum { EAGER_TASK, EAGER_COPY, EAGER_ARRIVE, EAGER_MERGE } eager_kind;
+
+struct sg_barrier {
+  sg_runtime *rt;
+  int count;
+  atomic_int remaining;
+  sg_event event;
+};
+
+typedef struct eager_op eager_op;
+typedef struct {
+  sg_waiter w;
+  eager_op *op;
+} pre_node;
+
+struct eager_op {
+  sg_work hdr;
+  atomic_int pending; /* unmet preconditions + 1 while launching */
+  eager_kind kind;
+  const char *name;
+  sg_task_fn fn;
+  sg_event done;
+  sg_copy_desc copy;
+  sg_barrier *barrier;
+  size_t arg_size;
+  pre_node *pre;           /* npre nodes, after the struct */
+  unsigned char *args;     /* arg_size bytes, after the nodes */
+};
+
+static void eager_complete(sg_runtime *rt, eager_op *op) {
+  sg_event done = op->done;
+  free(op);
+  sg_event_trigger(rt, done);
+}
+
+static void eager_ready(sg_runtime *rt, eager_op *op) {
+  if (op->kind == EAGER_MERGE) eager_complete(rt, op); /* nothing to run: no queue trip */
+  else push_shared(rt, &op->hdr);
+}
+
+static void eager_pre_fired(sg_waiter *self, sg_runtime *rt) {
+  eager_op *op = ((pre_node *)self)->op;
+  if (atomic_fetch_sub_explicit(&op->pending, 1, memory_order_acq_rel) == 1) eager_ready(rt, op);
+}
+
+/* Allocate the op and its event, register its preconditions, queue it once
+ * they have all triggered. */
+static int eager_launch(sg_runtime *rt, eager_op *proto, const void *args, const sg_event *pre, int npre,
+                        sg_event *done) {
+  if (sg_tls_running) return sg_contract_violation(rt, "an sg_launch function");
+  if (npre < 0 || (npre > 0 && !pre))
+    return mapp_fail(MAPP_ERR_INPUT, "launch of '%s': %d preconditions without an array", proto->name, npre);
+  size_t bytes = sizeof(eager_op) + (size_t)npre * sizeof(pre_node) + proto->arg_size;
+  eager_op *op = malloc(bytes);
+  if (!op) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating an op of %zu bytes", bytes);
+  *op = *proto;
+  op->hdr.kind = SG_WORK_OP;
+  op->pre = (pre_node *)(op + 1);
+  op->args = (unsigned char *)(op->pre + npre);
+  if (proto->arg_size && args) memcpy(op->args, args, proto->arg_size);
+  op->done = sg_event_alloc(rt);
+  if (!op->done) {
+    free(op);
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of event slots launching '%s'", proto->name);
+  }
+  if (done) *done = op->done;
+  atomic_init(&op->pending, npre + 1);
+  for (int i = 0; i < npre; ++i) {
+    op->pre[i].op = op;
+    op->pre[i].w.fn = eager_pre_fired;
+    sg_event_add_waiter(rt, pre[i], &op->pre[i].w);
+  }
+  if (atomic_fetch_sub_explicit(&op->pending, 1, memory_order_acq_rel) == 1) eager_ready(rt, op);
+  return MAPP_OK;
+}
+
+int sg_launch_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *args, size_t size,
+                   const sg_event *pre, int npre, sg_event *done) {
+  eager_op proto = {.kind = EAGER_TASK, .name = name ? name : "task", .fn = fn, .arg_size = size};
+  return eager_launch(rt, &proto, args, pre, npre, done);
+}
+
+int sg_launch_copy(sg_runtime *rt, const sg_copy_desc *copy, const sg_event *pre, int npre, sg_event *done) {
+  eager_op proto = {.kind = EAGER_COPY, .name = "copy", .copy = *copy};
+  return eager_launch(rt, &proto, NULL, pre, npre, done);
+}
+
+int sg_launch_arrive(sg_runtime *rt, sg_barrier *barrier, const sg_event *pre, int npre, sg_event *done) {
+  eager_op proto = {.kind = EAGER_ARRIVE, .name = "arrive", .barrier = barrier};
+  return eager_launch(rt, &proto, NULL, pre, npre, done);
+}
+
+int sg_event_merge(sg_runtime *rt, const sg_event *evs, int n, sg_event *out) {
+  eager_op proto = {.kind = EAGER_MERGE, .name = "merge"};
+  return eager_launch(rt, &proto, NULL, evs, n, out);
+}
+
+void sg_copy_run(const sg_copy_desc *c) {
+  if (c->rows <= 1 || (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes)) {
+    memcpy(c->dst, c->src, c->row_bytes * (c->rows ? c->rows : 1));
+    return;
+  }
+  unsigned char *d = c->dst;
+  const unsigned char *s = c->src;
+  for (size_t r = 0; r < c->rows; ++r) memcpy(d + r * c->dst_stride, s + r * c->src_stride, c->row_bytes);
+}
+
+/* ------------------------------------------------------------ barriers */
+
+int sg_barrier_create(sg_runtime *rt, int count, sg_barrier **out) {
+  if (count < 1) return mapp_fail(MAPP_ERR_INPUT, "a barrier needs at least 1 arrival, got %d", count);
+  sg_barrier *b;
+  MAPP_TRY(mapp_calloc((void **)&b, 1, sizeof *b, "a barrier"));
+  b->rt = rt, b->count = count;
+  *out = b;
+  return sg_barrier_rearm(b);
+}
+
+sg_event sg_barrier_event(const sg_barrier *b) { return b->event; }
+
+int sg_barrier_rearm(sg_barrier *b) {
+  atomic_store(&b->remaining, b->count);
+  return sg_event_create(b->rt, &b->event);
+}
+
+void sg_barrier_destroy(sg_barrier *b) { free(b); }
+
+/* Shared by both paths: the arrival that completes the count triggers. */
+void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b);
+void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b) {
+  if (atomic_fetch_sub_explicit(&b->remaining, 1, memory_order_acq_rel) == 1) sg_event_trigger(rt, b->event);
+}
+
+/* ------------------------------------------------------------ workers */
+
+typedef struct {
+  sg_runtime *rt;
+  int id;
+} worker_arg;
+
+static void eager_run(sg_runtime *rt, eager_op *op, int worker) {
+  switch (op->kind) {
+  case EAGER_TASK: {
+    sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = NULL};
+    op->fn(op->args, op->arg_size, &ctx);
+    break;
+  }
+  case EAGER_COPY: sg_copy_run(&op->copy); break;
+  case EAGER_ARRIVE: sg_barrier_arrive_now(rt, op->barrier); break;
+  case EAGER_MERGE: break;
+  }
+  eager_complete(rt, op);
+}
+
+static sg_work *find_work(sg_runtime *rt, int id) {
+  sg_work *w = queue_pop(&rt->own[id]);
+  return w ? w : queue_pop(&rt->shared);
+}
+
+static bool has_work(sg_runtime *rt, int id) {
+  return atomic_load_explicit(&rt->own[id].approx, memory_order_relaxed) ||
+         atomic_load_explicit(&rt->shared.approx, memory_order_relaxed);
+}
+
+/* No work: spin (at most the worker's budget, at most spin_ns) watching the
+ * epoch, then sleep until a push. */
+static void idle(sg_runtime *rt, int id, unsigned epoch) {
+  if (rt->spin_ns > 0) {
+    long deadline = sg_now_ns() + rt->spin_budget[id].ns;
+    for (unsigned i = 1;; ++i) {
+      if (atomic_load_explicit(&rt->epoch, memory_order_acquire) != epoch || has_work(rt, id)) {
+        sg_spin_feedback(rt, id, true);
+        return;
+      }
+      if ((i & 63) == 0 && sg_now_ns() > deadline) break; /* pure spin, as the seed's knob */
+      cpu_relax();
+    }
+    sg_spin_feedback(rt, id, false);
+  }
+  pthread_mutex_lock(&rt->sleep_lock);
+  atomic_fetch_add(&rt->sleepers, 1);
+  while (atomic_load(&rt->epoch) == epoch && !atomic_load(&rt->shutdown)) pthread_cond_wait(&rt->sleep_cond, &rt->sleep_lock);
+  atomic_fetch_sub(&rt->sleepers, 1);
+  pthread_mutex_unlock(&rt->sleep_lock);
+}
+
+static void *worker_main(void *p) {
+  worker_arg *a = p;
+  sg_runtime *rt = a->rt;
+  int id = a->id;
+  free(a);
+  for (;;) {
+    unsigned epoch = atomic_load(&rt->epoch);
+    sg_work *w = find_work(rt, id);
+    if (w) {
+      if (w->kind == SG_WORK_OP) eager_run(rt, (eager_op *)w, id);
+      else sg_item_run(rt, w, id);
+      continue;
+    }
+    if (atomic_load(&rt->shutdown)) break;
+    idle(rt, id, epoch);
+  }
+  return NULL;
+}
+
+int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
+  *out = NULL;
+  if (cfg->workers < 1 || cfg->workers > SG_MAX_WORKERS)
+    return mapp_fail(MAPP_ERR_INPUT, "--workers: %d is outside [1, %d]", cfg->workers, SG_MAX_WORKERS);
+  if (cfg->spin_us < 0) return mapp_fail(MAPP_ERR_INPUT, "--spin-us: %ld is negative", cfg->spin_us);
+  sg_runtime *rt;
+  MAPP_TRY(mapp_calloc((void **)&rt, 1, sizeof *rt, "the runtime"));
+  rt->nworkers = cfg->workers;
+  rt->spin_ns = cfg->spin_us * 1000;
+  /* A host thread spinning beside as many spinning workers as cores steals
+   * their time slices: it sleeps at once instead. */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  rt->host_spin_ns = cfg->workers < cores ? rt->spin_ns : 0;
+  for (int i = 0; i < SG_MAX_WORKERS; ++i) rt->spin_budget[i].ns = rt->spin_ns;
+  pthread_mutex_init(&rt->ev_lock, NULL);
+  pthread_mutex_init(&rt->sleep_lock, NULL);
+  pthread_cond_init(&rt->sleep_cond, NULL);
+  pthread_mutex_init(&rt->violation_lock, NULL);
+  int status = queue_init(&rt->shared);
+  for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
+  for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) {
+    worker_arg *a = malloc(sizeof *a);
+    if (!a) {
+      status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory starting worker %d", i);
+      break;
+    }
+    a->rt = rt, a->id = i;
+    int err = pthread_create(&rt->threads[i], NULL, worker_main, a);
+    if (err) {
+      free(a);
+      status = mapp_fail(MAPP_ERR_SYSTEM, "pthread_create for worker %d failed: %s", i, strerror(err));
+      break;
+    }
+    rt->started++;
+  }
+  *out = rt;
+  if (status != MAPP_OK) {
+    sg_runtime_destroy(rt);
+    *out = NULL;
+  }
+  return status;
+}
+
+int sg_runtime_workers(const sg_runtime *rt) { return rt->nworkers; }
+
+void sg_runtime_destroy(sg_runtime *rt) {
+  if (!rt) return;
+  atomic_store(&rt->shutdown, true);
+  wake_workers(rt);
+  for (int i = 0; i < rt->started; ++i) pthread_join(rt->threads[i], NULL);
+  queue_free(&rt->shared);
+  for (int i = 0; i < rt->nworkers; ++i)
+    if (rt->own[i].ring) queue_free(&rt->own[i]);
+  for (uint32_t c = 0; c < SG_EV_MAX_CHUNKS && rt->chunks[c]; ++c) free(rt->chunks[c]);
+  pthread_mutex_destroy(&rt->ev_lock);
+  pthread_mutex_destroy(&rt->sleep_lock);
+  pthread_cond_destroy(&rt->sleep_cond);
+  pthread_mutex_destroy(&rt->violation_lock);
+  free(rt);
+}

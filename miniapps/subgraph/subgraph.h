@@ -1,0 +1,121 @@
+/* The subgraph mini-app: Task Bench's patterns run on the sg runtime, op by
+ * op (eager) or recorded once and replayed (subgraph), measured by tasks/s,
+ * ns per task and METG (the minimum effective task granularity).
+ *
+ * A point p at timestep t is one task. It checks the (timestep, point) tag
+ * of each of its inputs (the outputs of deps(t, p) at t - 1), runs its
+ * kernel and writes its own tag, as Task Bench does, so a missing or wrong
+ * dependence fails the run. Outputs live in a ring of ring_steps timesteps;
+ * at most run_ahead chunks of graph_steps timesteps are in flight, which
+ * keeps every slot alive until its readers are done. */
+#ifndef SUBGRAPH_H
+#define SUBGRAPH_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mapp.h"
+#include "sg.h"
+#include "tb_kernel.h"
+
+/* Parse a pattern name; -1 when unknown. */
+int tb_pattern_from_name(const char *name);
+const char *tb_pattern_name(tb_pattern p);
+bool tb_pattern_takes_radix(tb_pattern p);
+/* Checks ranges and combinations; input errors name the flag. */
+int tb_config_check(const tb_config *cfg, int nranks);
+/* Largest dependence count of any task. */
+long tb_max_deps(const tb_config *cfg);
+/* deps(t, p) into out (tb_max_deps entries), ascending, distinct; their count. */
+static inline int tb_deps(const tb_config *cfg, long t, long p, long *out) { return tb_deps_of(cfg, t, p, out); }
+
+typedef struct tb_comm tb_comm;
+
+/* One rank's run. */
+typedef struct tb_state {
+  tb_config cfg;
+  sg_runtime *rt;
+  MPI_Comm comm;
+  int rank, nranks;
+  long first, count;     /* this rank's points */
+  long ring_steps;        /* a power of two */
+  long max_deps;          /* tb_max_deps(&cfg) */
+  tb_tag *ring;          /* ring[(t % ring_steps) * width + p] */
+  unsigned char *scratch; /* memory kernel: scratch_bytes per worker */
+  long *dep_buf;          /* tb_max_deps per worker, and one for the host */
+  atomic_long errors;
+  atomic_int error_claimed;
+  char first_error[160];
+  double *sink;           /* per worker: keeps the kernels' results alive */
+  tb_comm *comm_state;    /* cross-rank dependences (NULL on one rank) */
+  struct tb_graph *graph; /* the subgraph variant's recorded, compiled graph */
+  /* phases measured by the variants (seconds) */
+  double record_s, compile_s;
+  long instantiations;
+} tb_state;
+
+int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out);
+void tb_state_destroy(tb_state *st);
+/* Reset the ring and the error count (between METG runs). */
+void tb_state_reset(tb_state *st);
+int tb_owner(const tb_state *st, long p);
+/* The failure of a run: errors seen by tasks, or a runtime contract violation. */
+int tb_state_status(tb_state *st);
+
+/* The task every variant runs (tb_task.c). */
+void tb_run_task(tb_state *st, long t, long p, int worker);
+/* The kernel alone (for calibration): K iterations on worker 0's scratch. */
+void tb_kernel_run(tb_state *st, int worker);
+
+/* A variant: runs all steps once. */
+typedef int (*tb_variant_fn)(tb_state *st);
+int tb_run_eager(tb_state *st);
+int tb_run_subgraph(tb_state *st);
+/* The subgraph variant's record and compile, once (timed apart from the run). */
+int tb_subgraph_prepare(tb_state *st);
+void tb_subgraph_release(tb_state *st);
+
+/* Cross-rank dependences (tb_comm.c): the host thread drives MPI (FUNNELED). */
+int tb_comm_create(tb_state *st, tb_comm **out);
+void tb_comm_destroy(tb_comm *c);
+int tb_comm_begin(tb_comm *c);
+/* The event that triggers when (t, q) from another rank has arrived (its
+ * tag is then in the ring); SG_NO_EVENT when it already has. */
+int tb_comm_expect(tb_comm *c, long t, long q, sg_event *ev);
+/* Sends (t, p) to every rank whose points read it at t + 1, when ev triggers. */
+int tb_comm_send_after(tb_comm *c, long t, long p, sg_event ev);
+/* Host wait that keeps messages moving. */
+int tb_comm_wait(tb_comm *c, sg_event ev);
+/* All sends complete, receives cancelled, ranks agreed. */
+int tb_comm_end(tb_comm *c);
+/* Does (t, p) feed any point of another rank at t + 1? */
+bool tb_feeds_remote(const tb_state *st, long t, long p);
+
+/* Wait on ev from the host (through the comm layer when there is one). */
+int tb_host_wait(tb_state *st, sg_event ev);
+
+/* ---- the mapp app (tb_app.c) ---- */
+typedef struct {
+  const char *name;
+  long width, steps, iterations, graph_steps;
+} subgraph_preset;
+extern const subgraph_preset subgraph_presets[4];
+extern const mapp_variant_info subgraph_variants[];
+
+typedef struct {
+  tb_config cfg;
+  bool metg;      /* sweep K down and report METG(50 %) */
+  long metg_max;  /* the sweep's largest K */
+} subgraph_options;
+
+int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state);
+extern const mapp_app subgraph_app_hooks;
+/* Compiles a deliberately broken definition ("cycle", "dangling-port",
+ * "interpolation"): returns its compile error (an input error); or
+ * ("contract") runs an op that launches: the violation (MAPP_ERR_VERIFY). */
+int subgraph_compile_broken(const char *kind); /* compute, verify, describe, destroy */
+
+
+#endif

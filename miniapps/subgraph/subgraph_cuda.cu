@@ -1,0 +1,239 @@
+// The CUDA variants of Task Bench (the seed's stream-ordered GPU tasks).
+//
+//   eager     every task is a kernel launch on its point's stream; a
+//             dependence on another stream is an event recorded after the
+//             producer and waited on by the consumer's stream; the last
+//             timestep's tags come back with cudaMemcpyAsync.
+//   subgraph  graph_steps timesteps are captured once into a CUDA graph
+//             (the events become graph edges), instantiated once and
+//             replayed with cudaGraphLaunch; the base timestep, the
+//             interpolated argument, is updated in every kernel node with
+//             cudaGraphExecKernelNodeSetParams before each launch. Launches
+//             are stream-ordered, so replays run ahead of the host.
+//
+// Each task checks its inputs' tags and writes its own, as on the host, with
+// the dependence patterns and the kernel of tb_kernel.h (written once).
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+extern "C" {
+#include "mapp_error.h"
+}
+#include "tb_kernel.h"
+
+namespace {
+
+constexpr int kMaxDeps = 64;  // device-side dependence buffer
+constexpr int kMaxStreams = 4;
+
+__global__ void task_kernel(tb_tag *ring, long ring_steps, tb_config cfg, long s, long p, long base_t,
+                            unsigned long long *errors, double *sink) {
+  long t = base_t + s, deps[kMaxDeps];
+  int n = tb_deps_of(&cfg, t, p, deps);
+  const tb_tag *prev = ring + ((t - 1 + ring_steps) % ring_steps) * cfg.width;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (prev[deps[i]].t != t - 1 || prev[deps[i]].p != deps[i]) atomicAdd(errors, 1ull);
+    sum += prev[deps[i]].v;
+  }
+  sink[p] += tb_compute_kernel(cfg.iterations, (double)p);
+  tb_tag mine = {t, p, tb_value(t, p, cfg.width, sum, n)};
+  ring[(t % ring_steps) * cfg.width + p] = mine;
+}
+
+int check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_SYSTEM, "%s failed: %s", what, cudaGetErrorString(err));
+}
+#define CUDA_TRY(call) MAPP_TRY(check((call), #call))
+
+struct device_run {
+  tb_config cfg;
+  long ring_steps = 0;
+  int nstreams = 1;
+  tb_tag *ring = nullptr;
+  unsigned long long *errors = nullptr;
+  double *sink = nullptr;
+  tb_tag *host_last = nullptr; // pinned
+  cudaStream_t streams[kMaxStreams] = {};
+  std::vector<cudaEvent_t> done; // per (t % 2, p)
+  cudaEvent_t fork = nullptr;
+};
+
+int stream_of(const device_run &d, long p) { return (int)(p % d.nstreams); }
+
+int setup(device_run &d, const tb_config *cfg) {
+  d.cfg = *cfg;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: no CUDA device here (%s)",
+                     err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+  long W = cfg->width;
+  long max_deps = cfg->pattern == TB_ALL_TO_ALL ? W : cfg->radix + 1;
+  if (max_deps > kMaxDeps)
+    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: at most %d dependences per task, pattern needs %ld", kMaxDeps,
+                     max_deps);
+  d.ring_steps = cfg->steps + 1; // every timestep its own slot: streams may drift apart
+  if ((double)d.ring_steps * (double)W * sizeof(tb_tag) > 1e9)
+    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: %ld steps x %ld points of tags exceed 1 GB", cfg->steps, W);
+  d.nstreams = (int)(W < kMaxStreams ? W : kMaxStreams);
+  CUDA_TRY(cudaMalloc(&d.ring, sizeof(tb_tag) * (size_t)(d.ring_steps * W)));
+  CUDA_TRY(cudaMemset(d.ring, 0xff, sizeof(tb_tag) * (size_t)(d.ring_steps * W)));
+  CUDA_TRY(cudaMalloc(&d.errors, sizeof *d.errors));
+  CUDA_TRY(cudaMemset(d.errors, 0, sizeof *d.errors));
+  CUDA_TRY(cudaMalloc(&d.sink, sizeof(double) * (size_t)W));
+  CUDA_TRY(cudaMemset(d.sink, 0, sizeof(double) * (size_t)W));
+  CUDA_TRY(cudaMallocHost(&d.host_last, sizeof(tb_tag) * (size_t)W));
+  for (int i = 0; i < d.nstreams; ++i) CUDA_TRY(cudaStreamCreateWithFlags(&d.streams[i], cudaStreamNonBlocking));
+  d.done.resize((size_t)(2 * W));
+  for (auto &e : d.done) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  CUDA_TRY(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
+  return MAPP_OK;
+}
+
+void teardown(device_run &d) {
+  for (auto &e : d.done) cudaEventDestroy(e);
+  if (d.fork) cudaEventDestroy(d.fork);
+  for (int i = 0; i < d.nstreams; ++i)
+    if (d.streams[i]) cudaStreamDestroy(d.streams[i]);
+  cudaFree(d.ring);
+  cudaFree(d.errors);
+  cudaFree(d.sink);
+  cudaFreeHost(d.host_last);
+}
+
+// One task: wait for inputs produced on other streams, launch, record.
+int launch_task(device_run &d, long t, long s, long p, long base_t) {
+  long W = d.cfg.width, deps[kMaxDeps];
+  cudaStream_t st = d.streams[stream_of(d, p)];
+  int n = tb_deps_of(&d.cfg, t, p, deps);
+  for (int i = 0; i < n; ++i)
+    if (stream_of(d, deps[i]) != stream_of(d, p))
+      CUDA_TRY(cudaStreamWaitEvent(st, d.done[(size_t)(((t - 1) & 1) * W + deps[i])], 0));
+  task_kernel<<<1, 1, 0, st>>>(d.ring, d.ring_steps, d.cfg, s, p, base_t, d.errors, d.sink);
+  CUDA_TRY(cudaGetLastError());
+  CUDA_TRY(cudaEventRecord(d.done[(size_t)((t & 1) * W + p)], st));
+  return MAPP_OK;
+}
+
+// All streams after everything on all of them (a join on stream 0).
+int join_streams(device_run &d) {
+  for (int i = 1; i < d.nstreams; ++i) {
+    CUDA_TRY(cudaEventRecord(d.fork, d.streams[i]));
+    CUDA_TRY(cudaStreamWaitEvent(d.streams[0], d.fork, 0));
+  }
+  return MAPP_OK;
+}
+
+int fork_streams(device_run &d) {
+  CUDA_TRY(cudaEventRecord(d.fork, d.streams[0]));
+  for (int i = 1; i < d.nstreams; ++i) CUDA_TRY(cudaStreamWaitEvent(d.streams[i], d.fork, 0));
+  return MAPP_OK;
+}
+
+int run_eager(device_run &d) {
+  for (long t = 0; t < d.cfg.steps; ++t)
+    for (long p = 0; p < d.cfg.width; ++p) MAPP_TRY(launch_task(d, t, t, p, 0));
+  return join_streams(d);
+}
+
+// Capture graph_steps timesteps once; replay with the base timestep patched.
+int run_graph(device_run &d) {
+  long S = d.cfg.graph_steps, W = d.cfg.width;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_TRY(cudaStreamBeginCapture(d.streams[0], cudaStreamCaptureModeGlobal));
+  int status = fork_streams(d);
+  for (long s = 0; status == MAPP_OK && s < S; ++s)
+    for (long p = 0; status == MAPP_OK && p < W; ++p) status = launch_task(d, s, s, p, 0);
+  if (status == MAPP_OK) status = join_streams(d);
+  cudaError_t end = cudaStreamEndCapture(d.streams[0], &graph);
+  MAPP_TRY(status);
+  CUDA_TRY(end);
+  size_t nnodes = 0;
+  CUDA_TRY(cudaGraphGetNodes(graph, nullptr, &nnodes));
+  std::vector<cudaGraphNode_t> nodes(nnodes);
+  CUDA_TRY(cudaGraphGetNodes(graph, nodes.data(), &nnodes));
+  CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+  // Each kernel node's arguments, kept here: SetParams reads them at the call.
+  struct node_args {
+    cudaGraphNode_t node;
+    cudaKernelNodeParams params;
+    void *argv[8];
+    tb_tag *ring;
+    long ring_steps;
+    tb_config cfg;
+    long s, p, base_t;
+    unsigned long long *errors;
+    double *sink;
+  };
+  std::vector<node_args> kernels;
+  kernels.reserve(nnodes);
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    CUDA_TRY(cudaGraphNodeGetType(node, &type));
+    if (type != cudaGraphNodeTypeKernel) continue;
+    kernels.emplace_back();
+    node_args &k = kernels.back();
+    k.node = node;
+    CUDA_TRY(cudaGraphKernelNodeGetParams(node, &k.params));
+    std::memcpy(&k.ring, k.params.kernelParams[0], sizeof k.ring);
+    std::memcpy(&k.ring_steps, k.params.kernelParams[1], sizeof k.ring_steps);
+    std::memcpy(&k.cfg, k.params.kernelParams[2], sizeof k.cfg);
+    std::memcpy(&k.s, k.params.kernelParams[3], sizeof k.s);
+    std::memcpy(&k.p, k.params.kernelParams[4], sizeof k.p);
+    std::memcpy(&k.errors, k.params.kernelParams[6], sizeof k.errors);
+    std::memcpy(&k.sink, k.params.kernelParams[7], sizeof k.sink);
+  }
+  for (node_args &k : kernels) {
+    void *argv[8] = {&k.ring, &k.ring_steps, &k.cfg, &k.s, &k.p, &k.base_t, &k.errors, &k.sink};
+    std::memcpy(k.argv, argv, sizeof argv);
+    k.params.kernelParams = k.argv;
+    k.params.extra = nullptr;
+  }
+  status = MAPP_OK;
+  for (long base = 0; status == MAPP_OK && base < d.cfg.steps; base += S) {
+    for (node_args &k : kernels) {
+      k.base_t = base; // the interpolation
+      status = check(cudaGraphExecKernelNodeSetParams(exec, k.node, &k.params), "cudaGraphExecKernelNodeSetParams");
+      if (status != MAPP_OK) break;
+    }
+    if (status == MAPP_OK) status = check(cudaGraphLaunch(exec, d.streams[0]), "cudaGraphLaunch");
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  return status;
+}
+
+} // namespace
+
+extern "C" int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values) {
+  device_run d;
+  int status = setup(d, cfg);
+  auto t0 = std::chrono::steady_clock::now();
+  if (status == MAPP_OK) status = graph ? run_graph(d) : run_eager(d);
+  long W = cfg->width, last = cfg->steps - 1;
+  if (status == MAPP_OK)
+    status = check(cudaMemcpyAsync(d.host_last, d.ring + (last % d.ring_steps) * W, sizeof(tb_tag) * (size_t)W,
+                                   cudaMemcpyDeviceToHost, d.streams[0]),
+                   "cudaMemcpyAsync");
+  if (status == MAPP_OK) status = check(cudaStreamSynchronize(d.streams[0]), "cudaStreamSynchronize");
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  unsigned long long errors = 0;
+  if (status == MAPP_OK) status = check(cudaMemcpy(&errors, d.errors, sizeof errors, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  if (status == MAPP_OK)
+    for (long p = 0; p < W; ++p) {
+      errors += d.host_last[p].t != last || d.host_last[p].p != p;
+      last_values[p] = d.host_last[p].v;
+    }
+  *bad_tags = (long)errors;
+  teardown(d);
+  return status;
+}

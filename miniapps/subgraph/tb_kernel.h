@@ -1,0 +1,161 @@
+/* What the host variants and the CUDA variants share, written once: the
+ * configuration, the tag, Task Bench's dependence patterns and its compute
+ * kernel (host and device functions under nvcc). No MPI, no atomics: the
+ * .cu includes it. */
+#ifndef TB_KERNEL_H
+#define TB_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define TB_HD __host__ __device__
+#else
+#define TB_HD
+#endif
+
+typedef enum {
+  TB_TRIVIAL,
+  TB_NO_COMM,
+  TB_STENCIL_1D,
+  TB_STENCIL_1D_PERIODIC,
+  TB_DOM,
+  TB_TREE,
+  TB_FFT,
+  TB_ALL_TO_ALL,
+  TB_NEAREST,
+  TB_SPREAD,
+  TB_RANDOM_NEAREST,
+  TB_PATTERN_COUNT
+} tb_pattern;
+
+#define TB_PATTERN_NAMES                                                                                          \
+  "trivial|no_comm|stencil_1d|stencil_1d_periodic|dom|tree|fft|all_to_all|nearest|spread|random_nearest"
+
+typedef enum { TB_KERNEL_COMPUTE, TB_KERNEL_MEMORY } tb_kernel;
+
+typedef enum { TB_VARIANT_EAGER, TB_VARIANT_SUBGRAPH } tb_variant;
+
+typedef struct {
+  tb_pattern pattern;
+  long width, steps, radix; /* radix: nearest, spread, random_nearest */
+  long iterations;          /* kernel work per task (K) */
+  tb_kernel kernel;
+  long scratch_bytes;       /* memory kernel: bytes per worker */
+  int workers;
+  long spin_us;
+  long graph_steps;         /* timesteps per recorded graph (and per eager chunk) */
+  int run_ahead;            /* chunks in flight (1: one at a time) */
+  bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */
+  bool chain_finish;        /* subgraph: chain instantiations by the finish event (else by ports, per point) */
+  bool break_dependence;    /* test only: reverse one edge so its consumer runs first */
+} tb_config;
+
+/* A task's output: its (timestep, point) tag and a value computed from its
+ * inputs' values, so the answer depends on every dependence. */
+typedef struct {
+  int64_t t, p;
+  double v;
+} tb_tag;
+
+/* The value of (t, p) from the sum of its n inputs' values, added in
+ * dependence order: bit for bit the same on every path and rank count. */
+TB_HD static inline double tb_value(long t, long p, long width, double sum, int n) {
+  double own = (double)(p + 1) / (double)width;
+  return n ? 0.5 * (sum / n) + 0.25 * own + 1e-3 * (double)(t % 7) : own;
+}
+
+TB_HD static inline uint64_t tb_mix64(uint64_t x) { /* splitmix64's finaliser */
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+TB_HD static inline int tb_range_deps(long lo, long hi, long width, long *out) {
+  if (lo < 0) lo = 0;
+  if (hi > width - 1) hi = width - 1;
+  int n = 0;
+  for (long q = lo; q <= hi; ++q) out[n++] = q;
+  return n;
+}
+
+TB_HD static inline int tb_log2_ceil(long w) {
+  int l = 0;
+  while ((1L << l) < w) ++l;
+  return l;
+}
+
+/* Timestep 0 has no inputs. Every point is active at every timestep
+ * (Task Bench grows dom and tree over the first steps; here they keep
+ * their dependence shape from the start). */
+TB_HD static inline int tb_deps_of(const tb_config *cfg, long t, long p, long *out) {
+  long W = cfg->width, R = cfg->radix;
+  if (t <= 0) return 0;
+  switch (cfg->pattern) {
+  case TB_TRIVIAL: return 0;
+  case TB_NO_COMM: out[0] = p; return 1;
+  case TB_STENCIL_1D: return tb_range_deps(p - 1, p + 1, W, out);
+  case TB_STENCIL_1D_PERIODIC: {
+    if (W < 3) return tb_range_deps(0, W - 1, W, out);
+    long a = (p - 1 + W) % W, b = p, c = (p + 1) % W, v[3] = {a, b, c};
+    for (int i = 1; i < 3; ++i) /* sort three */
+      for (int j = i; j > 0 && v[j] < v[j - 1]; --j) {
+        long x = v[j];
+        v[j] = v[j - 1], v[j - 1] = x;
+      }
+    out[0] = v[0], out[1] = v[1], out[2] = v[2];
+    return 3;
+  }
+  case TB_DOM: return tb_range_deps(p - 1, p, W, out);
+  case TB_TREE: out[0] = p / 2; return 1;
+  case TB_FFT: {
+    int levels = tb_log2_ceil(W);
+    if (levels == 0) return tb_range_deps(p, p, W, out);
+    long partner = p ^ (1L << ((t - 1) % levels));
+    if (partner >= W) return tb_range_deps(p, p, W, out);
+    out[0] = partner < p ? partner : p, out[1] = partner < p ? p : partner;
+    return 2;
+  }
+  case TB_ALL_TO_ALL: return tb_range_deps(0, W - 1, W, out);
+  case TB_NEAREST: return tb_range_deps(p - (R - 1) / 2, p + R / 2, W, out);
+  case TB_SPREAD: {
+    long stride = W / R > 0 ? W / R : 1;
+    int n = 0;
+    for (long i = 0; i < R; ++i) out[n++] = (p + i * stride) % W;
+    for (int i = 1; i < n; ++i) /* ascending (distinct: i * stride < W) */
+      for (int j = i; j > 0 && out[j] < out[j - 1]; --j) {
+        long x = out[j];
+        out[j] = out[j - 1], out[j - 1] = x;
+      }
+    return n;
+  }
+  case TB_RANDOM_NEAREST: { /* the nearest window, each neighbour kept with probability 1/2 */
+    long lo = p - (R - 1) / 2, hi = p + R / 2;
+    if (lo < 0) lo = 0;
+    if (hi > W - 1) hi = W - 1;
+    int n = 0;
+    for (long q = lo; q <= hi; ++q)
+      if (q == p || (tb_mix64((uint64_t)t * 0x10001ull * (uint64_t)W + (uint64_t)p * (uint64_t)W + (uint64_t)q) & 1))
+        out[n++] = q;
+    return n;
+  }
+  default: return 0;
+  }
+}
+
+/* Task Bench's compute kernel: a dependent multiply-add chain, K long. */
+TB_HD static inline double tb_compute_kernel(long k, double x) {
+  double a = 1.0 + x * 1e-9, b = 0.999999;
+  for (long i = 0; i < k; ++i) a = a * b + 1e-9;
+  return a;
+}
+
+/* The CUDA variants (subgraph_cuda.cu): an input error without a device.
+ * last_values: the width values of the last timestep. */
+#ifdef __cplusplus
+extern "C"
+#endif
+int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values);
+
+#endif

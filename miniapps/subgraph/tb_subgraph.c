@@ -1,0 +1,307 @@
+/* The subgraph variant: graph_steps timesteps of this rank's points are
+ * recorded once as a subgraph definition and compiled; the run instantiates
+ * it steps / graph_steps times.
+ *
+ * Ports: an instantiation's first timestep reads the previous one's last
+ * (precondition ports fed by the previous instantiation's postcondition
+ * ports, so instantiations pipeline point by point: run-ahead), and every
+ * input from another rank is a precondition port its message triggers;
+ * every output another rank reads is a postcondition port that sends it.
+ * The base timestep is an interpolation patched into every op
+ * (--interpolate) or read from the instantiation's argument block. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "subgraph.h"
+
+typedef struct {
+  tb_state *st;
+  int32_t s, p;
+  int64_t base_t; /* patched per instantiation with --interpolate */
+} graph_args;
+
+static void task_interpolated(const void *args, size_t size, const sg_task_ctx *ctx) {
+  (void)size;
+  const graph_args *a = args;
+  tb_run_task(a->st, a->base_t + a->s, a->p, ctx->worker);
+}
+
+static void task_from_instance(const void *args, size_t size, const sg_task_ctx *ctx) {
+  (void)size;
+  const graph_args *a = args;
+  int64_t base;
+  memcpy(&base, ctx->instance_args, sizeof base);
+  tb_run_task(a->st, base + a->s, a->p, ctx->worker);
+}
+
+typedef struct {
+  int s;  /* the reading op's step */
+  long q; /* the point read at s - 1 */
+  bool local;
+} pre_port;
+
+typedef struct {
+  int s;
+  long p;
+  bool remote; /* sends to other ranks (some instantiation) */
+} post_port;
+
+struct tb_graph {
+  sg_subgraph *sg;
+  int npre, npost;
+  pre_port *pre;
+  post_port *post;
+  int *first_consumer, *consumers; /* pre port -> op indices (CSR), to check which exist per instantiation */
+  int *last_post;                  /* local point -> post port of step S-1 */
+};
+
+/* Instantiations whose dependences the recorded graph must cover: all of
+ * them for patterns that vary with the timestep, else a representative. */
+static void chunk_sample(const tb_config *cfg, long *k0, long *k1) {
+  long n = cfg->steps / cfg->graph_steps;
+  bool varies = cfg->pattern == TB_FFT || cfg->pattern == TB_RANDOM_NEAREST;
+  *k0 = 0; /* chunk 0 (no inputs at t = 0) and a typical one, or all */
+  *k1 = varies ? n : (n < 2 ? n : 2);
+}
+
+typedef struct {
+  sg_op_def *ops;
+  graph_args *args;
+  sg_edge_def *edges;
+  sg_port_edge *pre_edges, *post_edges;
+  sg_interp_def *interps;
+  int nedges, npre_edges, npost_edges, cap_edges, cap_pre;
+  unsigned char *mark; /* per op x point: dependence recorded */
+  int *pre_of;         /* (s, q) -> pre port or -1 */
+} recorder;
+
+static int grow(void **arr, int *cap, int need, size_t size) {
+  if (need <= *cap) return MAPP_OK;
+  int cap2 = *cap ? 2 * *cap : 1024;
+  while (cap2 < need) cap2 *= 2;
+  void *bigger = realloc(*arr, (size_t)cap2 * size);
+  if (!bigger) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording %d graph edges", cap2);
+  *arr = bigger, *cap = cap2;
+  return MAPP_OK;
+}
+
+static int add_pre_edge(tb_state *st, struct tb_graph *g, recorder *r, int s, long q, int op) {
+  long W = st->cfg.width;
+  int *port = &r->pre_of[(long)s * W + q];
+  if (*port < 0) {
+    *port = g->npre++;
+    g->pre = realloc(g->pre, sizeof *g->pre * (size_t)g->npre);
+    if (!g->pre) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording ports");
+    g->pre[*port] = (pre_port){.s = s, .q = q, .local = q >= st->first && q < st->first + st->count};
+  }
+  MAPP_TRY(grow((void **)&r->pre_edges, &r->cap_pre, r->npre_edges + 1, sizeof *r->pre_edges));
+  r->pre_edges[r->npre_edges++] = (sg_port_edge){.port = *port, .op = op};
+  return MAPP_OK;
+}
+
+/* Edges and precondition ports: the union of deps over the sampled chunks. */
+static int record_dependences(tb_state *st, struct tb_graph *g, recorder *r) {
+  const tb_config *cfg = &st->cfg;
+  long S = cfg->graph_steps, W = cfg->width, C = st->count, k0, k1;
+  long *deps = st->dep_buf + (long)cfg->workers * tb_max_deps(cfg);
+  chunk_sample(cfg, &k0, &k1);
+  for (long k = k0; k < k1; ++k)
+    for (long s = 0; s < S; ++s)
+      for (long pl = 0; pl < C; ++pl) {
+        int op = (int)(s * C + pl), n = tb_deps(cfg, k * S + s, st->first + pl, deps);
+        for (int i = 0; i < n; ++i) {
+          long q = deps[i];
+          if (r->mark[(long)op * W + q]) continue;
+          r->mark[(long)op * W + q] = 1;
+          bool local = q >= st->first && q < st->first + C;
+          if (local && s > 0) {
+            MAPP_TRY(grow((void **)&r->edges, &r->cap_edges, r->nedges + 1, sizeof *r->edges));
+            r->edges[r->nedges++] = (sg_edge_def){.src = (int)((s - 1) * C + (q - st->first)), .dst = op};
+          } else {
+            MAPP_TRY(add_pre_edge(st, g, r, (int)s, q, op));
+          }
+        }
+      }
+  return MAPP_OK;
+}
+
+/* --break-dependence: reverse the first in-graph edge into (1, first point). */
+static int break_one_edge(tb_state *st, recorder *r) {
+  long C = st->count;
+  for (int e = 0; e < r->nedges; ++e)
+    if (r->edges[e].dst == (int)C) { /* op (s = 1, first point) */
+      int src = r->edges[e].src;
+      r->edges[e].src = (int)C, r->edges[e].dst = src;
+      return MAPP_OK;
+    }
+  return mapp_fail(MAPP_ERR_INPUT, "--break-dependence: no in-graph edge into (1, %ld) to reverse (needs "
+                   "--graph-steps >= 2 and a pattern with dependences)", st->first);
+}
+
+/* Postcondition ports: every point's last step (the next instantiation
+ * reads it) and any step whose output another rank reads. */
+static int record_outputs(tb_state *st, struct tb_graph *g, recorder *r) {
+  const tb_config *cfg = &st->cfg;
+  long S = cfg->graph_steps, C = st->count, k0, k1;
+  chunk_sample(cfg, &k0, &k1);
+  MAPP_TRY(mapp_calloc((void **)&g->last_post, (size_t)C, sizeof(int), "last-step ports"));
+  MAPP_TRY(mapp_calloc((void **)&r->post_edges, (size_t)(S * C), sizeof *r->post_edges, "post edges"));
+  MAPP_TRY(mapp_calloc((void **)&g->post, (size_t)(S * C), sizeof *g->post, "post ports"));
+  for (long s = 0; s < S; ++s)
+    for (long pl = 0; pl < C; ++pl) {
+      bool remote = false;
+      for (long k = k0; k < k1 && !remote; ++k) remote = tb_feeds_remote(st, k * S + s, st->first + pl);
+      if (!remote && s != S - 1) continue;
+      if (s == S - 1) g->last_post[pl] = g->npost;
+      g->post[g->npost] = (post_port){.s = (int)s, .p = st->first + pl, .remote = remote};
+      r->post_edges[r->npost_edges++] = (sg_port_edge){.port = g->npost++, .op = (int)(s * C + pl)};
+    }
+  return MAPP_OK;
+}
+
+static int record_ops(tb_state *st, recorder *r) {
+  const tb_config *cfg = &st->cfg;
+  long S = cfg->graph_steps, C = st->count, n = S * C;
+  MAPP_TRY(mapp_calloc((void **)&r->ops, (size_t)n, sizeof *r->ops, "graph ops"));
+  MAPP_TRY(mapp_calloc((void **)&r->args, (size_t)n, sizeof *r->args, "graph op arguments"));
+  if (cfg->interpolate) MAPP_TRY(mapp_calloc((void **)&r->interps, (size_t)n, sizeof *r->interps, "interpolations"));
+  for (long s = 0; s < S; ++s)
+    for (long pl = 0; pl < C; ++pl) {
+      long op = s * C + pl;
+      r->args[op] = (graph_args){.st = st, .s = (int32_t)s, .p = (int32_t)(st->first + pl), .base_t = 0};
+      /* points in blocks per worker: neighbours share a worker, few edges cross */
+      r->ops[op] = (sg_op_def){.name = "task", .kind = SG_OP_TASK, .affinity = (int)(pl * cfg->workers / C),
+                               .fn = cfg->interpolate ? task_interpolated : task_from_instance,
+                               .args = &r->args[op], .arg_size = sizeof(graph_args)};
+      if (cfg->interpolate)
+        r->interps[op] = (sg_interp_def){.arg_offset = 0, .size = sizeof(int64_t), .op = (int)op,
+                                         .op_offset = offsetof(graph_args, base_t)};
+    }
+  return MAPP_OK;
+}
+
+static int build_consumers(struct tb_graph *g, const recorder *r) {
+  MAPP_TRY(mapp_calloc((void **)&g->first_consumer, (size_t)g->npre + 1, sizeof(int), "port consumers"));
+  MAPP_TRY(mapp_calloc((void **)&g->consumers, (size_t)r->npre_edges + 1, sizeof(int), "port consumers"));
+  for (int e = 0; e < r->npre_edges; ++e) g->first_consumer[r->pre_edges[e].port + 1]++;
+  for (int p = 0; p < g->npre; ++p) g->first_consumer[p + 1] += g->first_consumer[p];
+  int *fill;
+  MAPP_TRY(mapp_calloc((void **)&fill, (size_t)g->npre + 1, sizeof(int), "port consumers"));
+  for (int e = 0; e < r->npre_edges; ++e) {
+    int p = r->pre_edges[e].port;
+    g->consumers[g->first_consumer[p] + fill[p]++] = r->pre_edges[e].op;
+  }
+  free(fill);
+  return MAPP_OK;
+}
+
+static int record_and_compile(tb_state *st, struct tb_graph *g, recorder *r) {
+  const tb_config *cfg = &st->cfg;
+  long S = cfg->graph_steps, W = cfg->width, C = st->count;
+  MAPP_TRY(mapp_calloc((void **)&r->mark, (size_t)(S * C * W), 1, "dependence marks"));
+  MAPP_TRY(mapp_alloc((void **)&r->pre_of, sizeof(int) * (size_t)(S * W), "port map"));
+  for (long i = 0; i < S * W; ++i) r->pre_of[i] = -1;
+  MAPP_TRY(record_ops(st, r));
+  MAPP_TRY(record_dependences(st, g, r));
+  if (cfg->break_dependence) MAPP_TRY(break_one_edge(st, r));
+  MAPP_TRY(record_outputs(st, g, r));
+  MAPP_TRY(build_consumers(g, r));
+  char name[64];
+  snprintf(name, sizeof name, "%s x %ld steps", tb_pattern_name(cfg->pattern), S);
+  sg_graph_def def = {.name = name, .ops = r->ops, .nops = (int)(S * C), .edges = r->edges, .nedges = r->nedges,
+                      .npre_ports = g->npre, .pre_edges = r->pre_edges, .npre_edges = r->npre_edges,
+                      .npost_ports = g->npost, .post_edges = r->post_edges, .npost_edges = r->npost_edges,
+                      .arg_size = sizeof(int64_t), .interps = r->interps,
+                      .ninterps = cfg->interpolate ? (int)(S * C) : 0};
+  MAPP_TRY(sg_subgraph_create(st->rt, &def, &g->sg));
+  long t0 = sg_now_ns();
+  MAPP_TRY(sg_subgraph_compile(g->sg));
+  st->compile_s = (double)(sg_now_ns() - t0) * 1e-9;
+  return MAPP_OK;
+}
+
+void tb_subgraph_release(tb_state *st) {
+  struct tb_graph *g = st->graph;
+  if (!g) return;
+  sg_subgraph_destroy(g->sg);
+  free(g->pre), free(g->post), free(g->first_consumer), free(g->consumers), free(g->last_post);
+  free(g);
+  st->graph = NULL;
+}
+
+int tb_subgraph_prepare(tb_state *st) {
+  if (st->graph) return MAPP_OK;
+  long t0 = sg_now_ns();
+  struct tb_graph *g;
+  MAPP_TRY(mapp_calloc((void **)&g, 1, sizeof *g, "the graph"));
+  st->graph = g;
+  recorder r = {0};
+  int status = record_and_compile(st, g, &r);
+  free(r.ops), free(r.args), free(r.edges), free(r.pre_edges), free(r.post_edges), free(r.interps);
+  free(r.mark), free(r.pre_of);
+  st->record_s = (double)(sg_now_ns() - t0) * 1e-9 - st->compile_s;
+  if (status != MAPP_OK) tb_subgraph_release(st);
+  return status;
+}
+
+/* Does some consumer of pre port `port` read it in the instantiation at base t0? */
+static bool port_live(tb_state *st, const struct tb_graph *g, int port, long t0) {
+  const pre_port *pp = &g->pre[port];
+  long t = t0 + pp->s, *deps = st->dep_buf + (long)st->cfg.workers * tb_max_deps(&st->cfg);
+  if (t - 1 < 0) return false;
+  for (int k = g->first_consumer[port]; k < g->first_consumer[port + 1]; ++k) {
+    long p = st->first + g->consumers[k] % st->count;
+    int n = tb_deps(&st->cfg, t, p, deps);
+    for (int i = 0; i < n; ++i)
+      if (deps[i] == pp->q) return true;
+  }
+  return false;
+}
+
+static int instantiate_chunk(tb_state *st, long k, sg_event start, sg_event *prev_last, sg_event *pre, sg_event *post,
+                             sg_event *finish) {
+  const struct tb_graph *g = st->graph;
+  long S = st->cfg.graph_steps, t0 = k * S;
+  for (int i = 0; i < g->npre; ++i) {
+    const pre_port *pp = &g->pre[i];
+    if (pp->local) pre[i] = prev_last[pp->q - st->first]; /* the previous instantiation's port */
+    else if (port_live(st, g, i, t0)) MAPP_TRY(tb_comm_expect(st->comm_state, t0 + pp->s - 1, pp->q, &pre[i]));
+    else pre[i] = SG_NO_EVENT;
+  }
+  int64_t base = t0;
+  MAPP_TRY(sg_subgraph_instantiate(g->sg, &base, sizeof base, start, pre, post, finish));
+  st->instantiations++;
+  for (long pl = 0; pl < st->count; ++pl) prev_last[pl] = post[g->last_post[pl]];
+  if (st->comm_state)
+    for (int i = 0; i < g->npost; ++i)
+      if (g->post[i].remote) MAPP_TRY(tb_comm_send_after(st->comm_state, t0 + g->post[i].s, g->post[i].p, post[i]));
+  return MAPP_OK;
+}
+
+int tb_run_subgraph(tb_state *st) {
+  MAPP_TRY(tb_subgraph_prepare(st));
+  const struct tb_graph *g = st->graph;
+  long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps;
+  sg_event *finish = NULL, *pre = NULL, *post = NULL, *prev_last = NULL;
+  int status = mapp_calloc((void **)&finish, (size_t)D, sizeof(sg_event), "finish events");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&pre, (size_t)g->npre + 1, sizeof(sg_event), "ports");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&post, (size_t)g->npost + 1, sizeof(sg_event), "ports");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&prev_last, (size_t)st->count, sizeof(sg_event), "ports");
+  if (status == MAPP_OK && st->comm_state) status = tb_comm_begin(st->comm_state);
+  sg_event last_finish = SG_NO_EVENT;
+  for (long k = 0; status == MAPP_OK && k < nchunks; ++k) {
+    if (k >= D) status = tb_host_wait(st, finish[k % D]);
+    sg_event start = st->cfg.chain_finish ? last_finish : SG_NO_EVENT;
+    if (status == MAPP_OK) status = instantiate_chunk(st, k, start, prev_last, pre, post, &finish[k % D]);
+    last_finish = finish[k % D];
+  }
+  for (long k = 0; k < D && finish; ++k) {
+    int s = tb_host_wait(st, finish[k]);
+    if (status == MAPP_OK) status = s;
+  }
+  if (status == MAPP_OK && st->comm_state) status = tb_comm_end(st->comm_state);
+  free(finish), free(pre), free(post), free(prev_last);
+  MAPP_TRY(status);
+  return tb_state_status(st);
+}

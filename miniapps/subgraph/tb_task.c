@@ -1,0 +1,173 @@
+/* Task Bench's patterns, its kernels and the task every variant runs:
+ * check each input's (timestep, point) tag, run the kernel, write the tag. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "subgraph.h"
+
+static const char *const pattern_names[TB_PATTERN_COUNT] = {
+    "trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom",           "tree",
+    "fft",     "all_to_all", "nearest", "spread",              "random_nearest"};
+
+int tb_pattern_from_name(const char *name) {
+  for (int i = 0; i < TB_PATTERN_COUNT; ++i)
+    if (!strcmp(name, pattern_names[i])) return i;
+  return -1;
+}
+
+const char *tb_pattern_name(tb_pattern p) { return pattern_names[p]; }
+
+bool tb_pattern_takes_radix(tb_pattern p) { return p == TB_NEAREST || p == TB_SPREAD || p == TB_RANDOM_NEAREST; }
+
+int tb_config_check(const tb_config *cfg, int nranks) {
+  if (cfg->width < 1) return mapp_fail(MAPP_ERR_INPUT, "--width: %ld is outside [1, 2^24]", cfg->width);
+  if (cfg->steps < 1) return mapp_fail(MAPP_ERR_INPUT, "--steps: %ld is outside [1, 2^40]", cfg->steps);
+  if (cfg->iterations < 0) return mapp_fail(MAPP_ERR_INPUT, "--iterations: %ld is negative", cfg->iterations);
+  if (cfg->workers < 1 || cfg->workers > SG_MAX_WORKERS)
+    return mapp_fail(MAPP_ERR_INPUT, "--workers: %d is outside [1, %d]", cfg->workers, SG_MAX_WORKERS);
+  if (tb_pattern_takes_radix(cfg->pattern) && (cfg->radix < 1 || cfg->radix > cfg->width))
+    return mapp_fail(MAPP_ERR_INPUT, "--radix: %ld is outside [1, width %ld] for pattern %s", cfg->radix, cfg->width,
+                     tb_pattern_name(cfg->pattern));
+  if (cfg->graph_steps < 1) return mapp_fail(MAPP_ERR_INPUT, "--graph-steps: %ld is below 1", cfg->graph_steps);
+  if (cfg->steps % cfg->graph_steps)
+    return mapp_fail(MAPP_ERR_INPUT, "--steps %ld is not a multiple of --graph-steps %ld", cfg->steps,
+                     cfg->graph_steps);
+  if (cfg->run_ahead < 1) return mapp_fail(MAPP_ERR_INPUT, "--run-ahead: %d is below 1", cfg->run_ahead);
+  if (cfg->width < nranks)
+    return mapp_fail(MAPP_ERR_INPUT, "--width %ld is less than the %d ranks: every rank needs a point", cfg->width,
+                     nranks);
+  return MAPP_OK;
+}
+
+long tb_max_deps(const tb_config *cfg) {
+  switch (cfg->pattern) {
+  case TB_ALL_TO_ALL: return cfg->width;
+  case TB_NEAREST:
+  case TB_SPREAD:
+  case TB_RANDOM_NEAREST: return cfg->radix + 1;
+  default: return 3;
+  }
+}
+
+/* ------------------------------------------------------------ state */
+
+int tb_owner(const tb_state *st, long p) {
+  long n = st->cfg.width, parts = st->nranks, q = n / parts, r = n % parts;
+  return p < r * (q + 1) ? (int)(p / (q + 1)) : (int)(r + (p - r * (q + 1)) / q);
+}
+
+void tb_state_reset(tb_state *st) {
+  long n = st->ring_steps * st->cfg.width;
+  for (long i = 0; i < n; ++i) st->ring[i] = (tb_tag){-1, -1, 0.0};
+  atomic_store(&st->errors, 0);
+  atomic_store(&st->error_claimed, 0);
+  st->first_error[0] = 0;
+}
+
+int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
+  tb_state *st;
+  *out = NULL;
+  MAPP_TRY(mapp_calloc((void **)&st, 1, sizeof *st, "the task bench state"));
+  *out = st;
+  st->cfg = *cfg;
+  st->comm = comm;
+  MAPP_MPI(MPI_Comm_rank(comm, &st->rank));
+  MAPP_MPI(MPI_Comm_size(comm, &st->nranks));
+  mapp_range mine = mapp_split_even(cfg->width, st->nranks, st->rank);
+  st->first = mine.first, st->count = mine.count;
+  /* run_ahead chunks in flight, each reading the step before it */
+  st->ring_steps = 1; /* a power of two: slots by mask in the task */
+  while (st->ring_steps < (cfg->run_ahead + 1) * cfg->graph_steps + 2) st->ring_steps *= 2;
+  st->max_deps = tb_max_deps(cfg);
+  MAPP_TRY(mapp_alloc((void **)&st->ring, sizeof(tb_tag) * (size_t)(st->ring_steps * cfg->width), "the tag ring"));
+  if (cfg->kernel == TB_KERNEL_MEMORY)
+    MAPP_TRY(mapp_calloc((void **)&st->scratch, (size_t)cfg->workers, (size_t)cfg->scratch_bytes, "scratch"));
+  MAPP_TRY(mapp_calloc((void **)&st->dep_buf, (size_t)(cfg->workers + 1), sizeof(long) * (size_t)tb_max_deps(cfg),
+                       "dependence buffers"));
+  MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
+  tb_state_reset(st);
+  sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us};
+  MAPP_TRY(sg_runtime_create(&rc, &st->rt));
+  if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
+  return MAPP_OK;
+}
+
+void tb_state_destroy(tb_state *st) {
+  if (!st) return;
+  tb_comm_destroy(st->comm_state);
+  sg_runtime_destroy(st->rt);
+  free(st->ring);
+  free(st->scratch);
+  free(st->dep_buf);
+  free(st->sink);
+  free(st);
+}
+
+int tb_state_status(tb_state *st) {
+  MAPP_TRY(sg_runtime_status(st->rt));
+  long errors = atomic_load(&st->errors);
+  if (errors) return mapp_fail(MAPP_ERR_VERIFY, "%ld tasks read a wrong input tag; first: %s", errors, st->first_error);
+  return MAPP_OK;
+}
+
+int tb_host_wait(tb_state *st, sg_event ev) {
+  return st->comm_state ? tb_comm_wait(st->comm_state, ev) : sg_event_wait(st->rt, ev);
+}
+
+/* ------------------------------------------------------------ the task */
+
+static void record_error(tb_state *st, long t, long p, long q, const tb_tag *got) {
+  atomic_fetch_add(&st->errors, 1);
+  if (atomic_exchange(&st->error_claimed, 1)) return;
+  snprintf(st->first_error, sizeof st->first_error,
+           "task (t=%ld, p=%ld) found tag (t=%lld, p=%lld) in its input from point %ld, expected (t=%ld, p=%ld)", t, p,
+           (long long)got->t, (long long)got->p, q, t - 1, q);
+}
+
+/* Task Bench's memory kernel: K passes over the worker's scratch buffer. */
+static inline double memory_kernel(long k, unsigned char *buf, long bytes) {
+  double *d = (double *)buf;
+  long n = bytes / (long)sizeof(double);
+  double s = 0;
+  for (long pass = 0; pass < k; ++pass)
+    for (long i = 0; i < n; ++i) d[i] = d[i] * 0.5 + 1.0, s += d[i];
+  return s;
+}
+
+void tb_kernel_run(tb_state *st, int worker) {
+  const tb_config *cfg = &st->cfg;
+  if (!cfg->iterations) return;
+  double r = cfg->kernel == TB_KERNEL_COMPUTE
+                 ? tb_compute_kernel(cfg->iterations, st->sink[worker * 8])
+                 : memory_kernel(cfg->iterations, st->scratch + (size_t)worker * (size_t)cfg->scratch_bytes,
+                                 cfg->scratch_bytes);
+  st->sink[worker * 8] += r; /* per worker, a cache line apart */
+}
+
+void tb_run_task(tb_state *st, long t, long p, int worker) {
+  const tb_config *cfg = &st->cfg;
+  long W = cfg->width, *deps = st->dep_buf + (long)worker * st->max_deps, mask = st->ring_steps - 1;
+  int n = tb_deps(cfg, t, p, deps);
+  const tb_tag *prev = st->ring + ((t - 1) & mask) * W;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const tb_tag *in = &prev[deps[i]];
+    if (in->t != t - 1 || in->p != deps[i]) record_error(st, t, p, deps[i], in);
+    sum += in->v;
+  }
+  tb_kernel_run(st, worker);
+  st->ring[(t & mask) * W + p] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
+}
+
+bool tb_feeds_remote(const tb_state *st, long t, long p) {
+  if (st->nranks == 1 || t + 1 >= st->cfg.steps) return false;
+  long *deps = st->dep_buf + (long)st->cfg.workers * tb_max_deps(&st->cfg); /* the host's buffer */
+  for (long q = 0; q < st->cfg.width; ++q) {
+    if (q >= st->first && q < st->first + st->count) continue;
+    int n = tb_deps(&st->cfg, t + 1, q, deps);
+    for (int i = 0; i < n; ++i)
+      if (deps[i] == p) return true;
+  }
+  return false;
+}
