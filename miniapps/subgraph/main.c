@@ -95,6 +95,9 @@ static int setup(mapp_run *run, void **state) {
   cfg->width = mapp_run_scaled(run, args.width != UNSET ? args.width : preset->width); /* per rank fixed when weak */
   cfg->steps = run->common.steps ? run->common.steps : preset->steps;
   cfg->iterations = args.iterations != UNSET ? args.iterations : preset->iterations;
+  if (args.radix != UNSET && !tb_pattern_takes_radix(cfg->pattern))
+    return mapp_fail(MAPP_ERR_INPUT, "--radix applies to the nearest, spread and random_nearest patterns, not %s",
+                     args.pattern);
   cfg->radix = args.radix != UNSET ? args.radix : (cfg->width < 3 ? cfg->width : 3);
   cfg->kernel = strcmp(args.kernel, "memory") ? TB_KERNEL_COMPUTE : TB_KERNEL_MEMORY;
   cfg->scratch_bytes = args.scratch_bytes;
