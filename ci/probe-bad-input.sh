@@ -127,8 +127,10 @@ probe_flag() { # EXE FLAG METAVAR HELP BASE...
   [ "$flag" = --size ] && base=()
   case $meta in
     N)
-      for v in -1 abc 1.5 99999999999999999999 ''; do probe "$name $flag '$v'" -- "$exe" "${base[@]}" "$flag" "$v"; done
-      grep -Eq '\(0:|default 0\)|>= 0' <<<"$help" || probe "$name $flag 0" -- "$exe" "${base[@]}" "$flag" 0 ;;
+      for v in abc 1.5 99999999999999999999 ''; do probe "$name $flag '$v'" -- "$exe" "${base[@]}" "$flag" "$v"; done
+      # -1 is fair where the help says negative values mean something (zstd's fast levels).
+      grep -q 'negative' <<<"$help" || probe "$name $flag '-1'" -- "$exe" "${base[@]}" "$flag" -1
+      grep -Eq '\(0:|default 0\)|>= 0| 0: ' <<<"$help" || probe "$name $flag 0" -- "$exe" "${base[@]}" "$flag" 0 ;;
     X)
       for v in nan inf -inf abc 1e999 ''; do probe "$name $flag '$v'" -- "$exe" "${base[@]}" "$flag" "$v"; done
       # 0 is a fair value of many reals (a wind, an amplitude); not of a step or a length in units.

@@ -37,7 +37,7 @@ static const mapp_option options[] = {
     {.name = "compression", .kind = MAPP_OPT_CHOICE, .dest = &args.compression, .choices = "none|zstd|zfp",
      .help = "snapshot compression: zstd lossless, zfp lossy"},
     {.name = "zstd-level", .kind = MAPP_OPT_LONG, .dest = &args.zstd_level, .min = -7, .max = 22,
-     .help = "zstd compression level"},
+     .help = "zstd compression level (-7..22; negative: zstd's fast levels, 0: its default)"},
     {.name = "zfp-tolerance", .kind = MAPP_OPT_DOUBLE, .dest = &args.zfp_tolerance, .dmin = 1e-300, .dmax = 1e300,
      .help = "zfp fixed-accuracy absolute tolerance"},
     {.name = "zfp-rate", .kind = MAPP_OPT_DOUBLE, .dest = &args.zfp_rate, .dmin = 1e-3, .dmax = 64,
