@@ -273,16 +273,23 @@ static int collect_images(const render_context *ctx, const char *stem) {
   return MAPP_OK;
 }
 
-static int render(const render_context *ctx, const plot_set *set) {
-  char stem[256], data_name[300], script_name[300], app[200];
-  plot_file_stem(set->app, app, sizeof app);
-  snprintf(stem, sizeof stem, "%s-%s", app, plot_kind_slug(set->kind));
+/* What one figure needs: its data written to a path, and its script for a
+ * stem and the data file's name. */
+typedef struct {
+  int (*write_data)(const void *what, const char *path);
+  int (*script)(const render_context *ctx, const void *what, const char *stem, const char *data_name, char **script);
+  const void *what;
+} figure_job;
+
+/* STEM.dat, STEM.gp, gnuplot, and the images listed: every figure's steps. */
+static int render_stem(const render_context *ctx, const char *stem, const figure_job *fig) {
+  char data_name[300], script_name[300];
   snprintf(data_name, sizeof data_name, "%s.dat", stem);
   snprintf(script_name, sizeof script_name, "%s.gp", stem);
   char *data_path = path_join(ctx->plots_dir, data_name), *script_path = path_join(ctx->plots_dir, script_name);
   char *script = NULL;
-  int status = data_path && script_path ? write_data(set, data_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) status = build_script(ctx, set, stem, data_name, &script);
+  int status = data_path && script_path ? fig->write_data(fig->what, data_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = fig->script(ctx, fig->what, stem, data_name, &script);
   if (status == MAPP_OK) status = write_text_file(script_path, script);
   if (status == MAPP_OK) status = run_gnuplot(ctx->plots_dir, script_name);
   if (status == MAPP_OK) status = collect_images(ctx, stem);
@@ -290,6 +297,19 @@ static int render(const render_context *ctx, const plot_set *set) {
   free(script_path);
   free(data_path);
   return status;
+}
+
+static int write_set_data(const void *set, const char *path) { return write_data(set, path); }
+static int set_script(const render_context *ctx, const void *set, const char *stem, const char *data_name, char **script) {
+  return build_script(ctx, set, stem, data_name, script);
+}
+
+static int render(const render_context *ctx, const plot_set *set) {
+  char stem[256], app[200];
+  plot_file_stem(set->app, app, sizeof app);
+  snprintf(stem, sizeof stem, "%s-%s", app, plot_kind_slug(set->kind));
+  figure_job fig = {write_set_data, set_script, set};
+  return render_stem(ctx, stem, &fig);
 }
 
 static int render_app(const render_context *ctx, const group_table *t, const char *app, const speedup_refs *refs) {
@@ -379,24 +399,30 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   return status;
 }
 
+/* A spec figure as a figure_job: its spec, app and data together. */
+typedef struct {
+  const figure_spec *f;
+  const char *app;
+  const figure_data *d;
+} spec_figure;
+
+static int write_spec_data(const void *what, const char *path) {
+  return write_figure_data(((const spec_figure *)what)->d, path);
+}
+static int spec_script(const render_context *ctx, const void *what, const char *stem, const char *data_name,
+                       char **script) {
+  const spec_figure *sf = what;
+  return figure_script(ctx, sf->f, sf->app, sf->d, stem, data_name, script);
+}
+
 static int render_figure(const render_context *ctx, const figure_spec *f, const char *app, const figure_data *d) {
-  char stem[256], data_name[300], script_name[300], app_stem[200], name_stem[64];
+  char stem[256], app_stem[200], name_stem[64];
   plot_file_stem(app, app_stem, sizeof app_stem);
   plot_file_stem(f->name, name_stem, sizeof name_stem);
   snprintf(stem, sizeof stem, "%s-%s", app_stem, name_stem);
-  snprintf(data_name, sizeof data_name, "%s.dat", stem);
-  snprintf(script_name, sizeof script_name, "%s.gp", stem);
-  char *data_path = path_join(ctx->plots_dir, data_name), *script_path = path_join(ctx->plots_dir, script_name);
-  char *script = NULL;
-  int status = data_path && script_path ? write_figure_data(d, data_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) status = figure_script(ctx, f, app, d, stem, data_name, &script);
-  if (status == MAPP_OK) status = write_text_file(script_path, script);
-  if (status == MAPP_OK) status = run_gnuplot(ctx->plots_dir, script_name);
-  if (status == MAPP_OK) status = collect_images(ctx, stem);
-  free(script);
-  free(script_path);
-  free(data_path);
-  return status;
+  spec_figure sf = {f, app, d};
+  figure_job fig = {write_spec_data, spec_script, &sf};
+  return render_stem(ctx, stem, &fig);
 }
 
 /* The spec's figures for each app they name (every app of the results when
