@@ -282,10 +282,16 @@ static void test_revolve_schedule(void **unused) {
     for (int b = 0; b < 4; b++) {
       snap_schedule s;
       assert_int_equal(snap_revolve_schedule(nts[a], slots[b], &s), MAPP_OK);
-      long next = nts[a], at = 0;
+      long next = nts[a], at = 0, held[64];
+      for (int k = 0; k < 64; k++) held[k] = -1;
       for (long i = 0; i < s.n; i++) {
         if (s.a[i].kind == SNAP_ACT_ADVANCE) at = s.a[i].step;
-        if (s.a[i].kind == SNAP_ACT_RESTORE) at = s.a[i].step;
+        if (s.a[i].kind == SNAP_ACT_TAKESHOT) held[s.a[i].slot] = s.a[i].step;
+        /* a restore reads a slot that holds that step (or the initial state) */
+        if (s.a[i].kind == SNAP_ACT_RESTORE) {
+          assert_true(s.a[i].step == 0 || held[s.a[i].slot] == s.a[i].step);
+          at = s.a[i].step;
+        }
         if (s.a[i].kind == SNAP_ACT_ADJOINT) {
           assert_int_equal(s.a[i].step, next);
           assert_int_equal(at, next);
@@ -297,6 +303,13 @@ static void test_revolve_schedule(void **unused) {
       snap_schedule_free(&s);
     }
   assert_int_equal(snap_revolve_cost(100, 100), 100);
+  /* The fewest forward steps under the engine's cost model, from an
+   * exhaustive search done apart (revolve's largest-step rule gives 19, 80,
+   * 358 and 1078). */
+  assert_int_equal(snap_revolve_cost(10, 2), 18);
+  assert_int_equal(snap_revolve_cost(30, 3), 72);
+  assert_int_equal(snap_revolve_cost(100, 4), 320);
+  assert_int_equal(snap_revolve_cost(300, 10), 812);
   assert_true(snap_revolve_cost(100, 3) > 100);
   assert_true(snap_revolve_cost(100, 3) < 100 * 101 / 2);
   print_message("revolve cost for 1000 steps: 10 slots %ld, 40 slots %ld\n", snap_revolve_cost(1000, 10),
