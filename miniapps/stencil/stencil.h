@@ -8,6 +8,7 @@
 #ifndef STENCIL_H
 #define STENCIL_H
 
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -113,6 +114,12 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
 /* The CUDA C program: one kernel per fused loop and per kept region,
  * launched in order on one stream (stencil_codegen_cuda.c). */
 int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stencil_debug *debug, char **source);
+/* Shared by both generators (stencil_codegen.c): a region's global bound as
+ * C text (a literal from the low edge, a->nx + off from the high edge, or
+ * `unbounded`), and the declaration of the region's box clipped to a loop's
+ * box: out[k] from in[k] (i low, i high, j low, j high). */
+void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded);
+void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]);
 /* The P/V macros of every call, and call k at one point (its body, its
  * inline regions), shared by both generators. */
 void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan);

@@ -37,7 +37,7 @@ static void emit_extent(FILE *o, const st_extent *e) {
 }
 
 /* A global range end as an expression of the arguments. */
-static void emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
+void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
   if (at == ST_AT_NONE)
     fprintf(o, "%s", unbounded);
   else if (at == ST_AT_LO)
@@ -51,18 +51,28 @@ static void emit_point_prologue(FILE *o) {
              "        (void)k; (void)gi; (void)gj;\n");
 }
 
+void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]) {
+  char unbounded[64];
+  snprintf(unbounded, sizeof unbounded, "%s + a->i0", in[0]);
+  fprintf(o, "      const long %s = st_max(%s, ", out[0], in[0]);
+  st_emit_gend(o, g->i.lo_at, g->i.lo, "nx", unbounded);
+  snprintf(unbounded, sizeof unbounded, "%s + a->i0", in[1]);
+  fprintf(o, " - a->i0), %s = st_min(%s, ", out[1], in[1]);
+  st_emit_gend(o, g->i.hi_at, g->i.hi, "nx", unbounded);
+  snprintf(unbounded, sizeof unbounded, "%s + a->j0", in[2]);
+  fprintf(o, " - a->i0);\n      const long %s = st_max(%s, ", out[2], in[2]);
+  st_emit_gend(o, g->j.lo_at, g->j.lo, "ny", unbounded);
+  snprintf(unbounded, sizeof unbounded, "%s + a->j0", in[3]);
+  fprintf(o, " - a->j0), %s = st_min(%s, ", out[3], in[3]);
+  st_emit_gend(o, g->j.hi_at, g->j.hi, "ny", unbounded);
+  fprintf(o, " - a->j0);\n");
+}
+
 /* The local box ri_lo..rj_hi of region g of a call: its global range
  * clipped to the call's extent (i_lo..j_hi in scope). */
 static void emit_region_box(FILE *o, const st_region *g) {
-  fprintf(o, "      const long ri_lo = st_max(i_lo, ");
-  emit_gend(o, g->i.lo_at, g->i.lo, "nx", "i_lo + a->i0");
-  fprintf(o, " - a->i0), ri_hi = st_min(i_hi, ");
-  emit_gend(o, g->i.hi_at, g->i.hi, "nx", "i_hi + a->i0");
-  fprintf(o, " - a->i0);\n      const long rj_lo = st_max(j_lo, ");
-  emit_gend(o, g->j.lo_at, g->j.lo, "ny", "j_lo + a->j0");
-  fprintf(o, " - a->j0), rj_hi = st_min(j_hi, ");
-  emit_gend(o, g->j.hi_at, g->j.hi, "ny", "j_hi + a->j0");
-  fprintf(o, " - a->j0);\n");
+  static const char *const in[4] = {"i_lo", "i_hi", "j_lo", "j_hi"}, *const out[4] = {"ri_lo", "ri_hi", "rj_lo", "rj_hi"};
+  st_emit_region_box(o, g, in, out);
 }
 
 /* The kept regions of call k, after its loop: in-place overrides. */
@@ -125,10 +135,10 @@ static void group_fields(const st_program *p, const st_plan *plan, const st_grou
 static void emit_region_test(FILE *o, const st_region *g) {
   const char *sep = "";
   fprintf(o, "(");
-  if (g->i.lo_at != ST_AT_NONE) fprintf(o, "%sgi >= ", sep), emit_gend(o, g->i.lo_at, g->i.lo, "nx", ""), sep = " && ";
-  if (g->i.hi_at != ST_AT_NONE) fprintf(o, "%sgi < ", sep), emit_gend(o, g->i.hi_at, g->i.hi, "nx", ""), sep = " && ";
-  if (g->j.lo_at != ST_AT_NONE) fprintf(o, "%sgj >= ", sep), emit_gend(o, g->j.lo_at, g->j.lo, "ny", ""), sep = " && ";
-  if (g->j.hi_at != ST_AT_NONE) fprintf(o, "%sgj < ", sep), emit_gend(o, g->j.hi_at, g->j.hi, "ny", ""), sep = " && ";
+  if (g->i.lo_at != ST_AT_NONE) fprintf(o, "%sgi >= ", sep), st_emit_gend(o, g->i.lo_at, g->i.lo, "nx", ""), sep = " && ";
+  if (g->i.hi_at != ST_AT_NONE) fprintf(o, "%sgi < ", sep), st_emit_gend(o, g->i.hi_at, g->i.hi, "nx", ""), sep = " && ";
+  if (g->j.lo_at != ST_AT_NONE) fprintf(o, "%sgj >= ", sep), st_emit_gend(o, g->j.lo_at, g->j.lo, "ny", ""), sep = " && ";
+  if (g->j.hi_at != ST_AT_NONE) fprintf(o, "%sgj < ", sep), st_emit_gend(o, g->j.hi_at, g->j.hi, "ny", ""), sep = " && ";
   fprintf(o, "%s)", *sep ? "" : "1");
 }
 

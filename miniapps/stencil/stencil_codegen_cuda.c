@@ -36,12 +36,6 @@ static void args(FILE *o, const bool used[ST_NFIELDS]) {
     if (used[f]) fprintf(o, ", f[%d]", f);
 }
 
-static void gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
-  if (at == ST_AT_NONE) fprintf(o, "%s", unbounded);
-  else if (at == ST_AT_LO) fprintf(o, "%dL", off);
-  else fprintf(o, "a->%s + %d", n, off);
-}
-
 static void kernel_prologue(FILE *o, const char *lo_i, const char *lo_j, const char *hi_i, const char *hi_j) {
   fprintf(o, "  const stencil_args *a = &a_;\n  const long s = a->stride;\n  (void)s;\n"
              "  const long i = %s + (long)(blockIdx.x * blockDim.x + threadIdx.x);\n"
@@ -133,15 +127,9 @@ static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const s
       for (int r = 0; r < c->nregions && !st_regions_inline(c); ++r) {
         if (!plan->region_kept[k][r]) continue;
         const st_region *rg = &c->regions[r];
-        fprintf(o, "    {\n    const long r_i0 = st_max(e_i0, ");
-        gend(o, rg->i.lo_at, rg->i.lo, "nx", "e_i0 + a->i0");
-        fprintf(o, " - a->i0), r_i1 = st_min(e_i1, ");
-        gend(o, rg->i.hi_at, rg->i.hi, "nx", "e_i1 + a->i0");
-        fprintf(o, " - a->i0);\n    const long r_j0 = st_max(e_j0, ");
-        gend(o, rg->j.lo_at, rg->j.lo, "ny", "e_j0 + a->j0");
-        fprintf(o, " - a->j0), r_j1 = st_min(e_j1, ");
-        gend(o, rg->j.hi_at, rg->j.hi, "ny", "e_j1 + a->j0");
-        fprintf(o, " - a->j0);\n");
+        static const char *const in[4] = {"e_i0", "e_i1", "e_j0", "e_j1"}, *const out[4] = {"r_i0", "r_i1", "r_j0", "r_j1"};
+        fprintf(o, "    {\n");
+        st_emit_region_box(o, rg, in, out);
         arrays_of(p, plan, k, 1, used);
         char kernel[48];
         snprintf(kernel, sizeof kernel, "region_c%d_r%d", k, r);
