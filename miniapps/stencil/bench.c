@@ -69,24 +69,35 @@ static void bm_step(mapp_bench_state *st, void *arg) {
   stencil_state_destroy(s);
 }
 
+/* The generated OpenMP source of the south-west corner class. */
+static int corner_source(st_plan *plan, char **src) {
+  st_program p;
+  stencil_debug d = {0};
+  MAPP_TRY(st_program_build(&p, NULL));
+  MAPP_TRY(st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, plan));
+  return stencil_generate(&p, plan, MAPP_BACKEND_OMP, &d, src);
+}
+
+/* The cache entry of src in dir, built when `build` and missing, loaded into *l. */
+static int cache_entry(const char *dir, const char *src, int cls, mapp_backend backend, bool build,
+                       stencil_loaded *l) {
+  stencil_key key;
+  stencil_cache_stats stats;
+  MAPP_TRY(stencil_key_make(src, cls, backend, "none", &key));
+  return stencil_cache_get(dir, &key, src, build, true, l, &stats);
+}
+
 /* Cold build of one class: generation, the compiler, the manifest. */
 static void bm_build_cold(mapp_bench_state *st, void *arg) {
   (void)arg;
-  st_program p;
   st_plan plan;
-  stencil_debug d = {0};
   char *src = NULL, dir[600];
-  int status = st_program_build(&p, NULL);
-  if (status == MAPP_OK) status = st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, &plan);
-  if (status == MAPP_OK) status = stencil_generate(&p, &plan, MAPP_BACKEND_OMP, &d, &src);
+  int status = corner_source(&plan, &src);
   static long builds = 0; /* a fresh folder for every build, across repetitions */
   while (status == MAPP_OK && mapp_bench_keep_running(st)) {
     snprintf(dir, sizeof dir, "%s/cold-%ld-%ld", cache_dir, (long)getpid(), builds++);
-    stencil_key key;
     stencil_loaded l = {0};
-    stencil_cache_stats stats;
-    status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
-    if (status == MAPP_OK) status = stencil_cache_get(dir, &key, src, true, true, &l, &stats);
+    status = cache_entry(dir, src, plan.cls, MAPP_BACKEND_OMP, true, &l);
     stencil_loaded_close(&l);
   }
   if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
@@ -97,22 +108,14 @@ static void bm_build_cold(mapp_bench_state *st, void *arg) {
  * dlopen and the symbols. */
 static void bm_load_warm(mapp_bench_state *st, void *arg) {
   (void)arg;
-  st_program p;
   st_plan plan;
-  stencil_debug d = {0};
   char *src = NULL;
-  stencil_key key;
   stencil_loaded l = {0};
-  stencil_cache_stats stats;
-  int status = st_program_build(&p, NULL);
-  if (status == MAPP_OK) status = st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, &plan);
-  if (status == MAPP_OK) status = stencil_generate(&p, &plan, MAPP_BACKEND_OMP, &d, &src);
-  if (status == MAPP_OK) status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
-  if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, true, true, &l, &stats);
+  int status = corner_source(&plan, &src);
+  if (status == MAPP_OK) status = cache_entry(cache_dir, src, plan.cls, MAPP_BACKEND_OMP, true, &l);
   stencil_loaded_close(&l);
   while (status == MAPP_OK && mapp_bench_keep_running(st)) {
-    status = stencil_key_make(src, plan.cls, MAPP_BACKEND_OMP, "none", &key);
-    if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, false, true, &l, &stats);
+    status = cache_entry(cache_dir, src, plan.cls, MAPP_BACKEND_OMP, false, &l);
     stencil_loaded_close(&l);
   }
   if (status != MAPP_OK) mapp_bench_skip_with_error(st, mapp_error_message());
@@ -128,13 +131,10 @@ static void bm_loaded_call(mapp_bench_state *st, void *arg) {
   st_plan plan;
   stencil_debug d = {0};
   char *src = NULL;
-  stencil_key key;
   stencil_loaded l = {0};
-  stencil_cache_stats stats;
   int status = st_plan_make(&empty, 0, true, &plan);
   if (status == MAPP_OK) status = stencil_generate(&empty, &plan, MAPP_BACKEND_SERIAL, &d, &src);
-  if (status == MAPP_OK) status = stencil_key_make(src, 0, MAPP_BACKEND_SERIAL, "none", &key);
-  if (status == MAPP_OK) status = stencil_cache_get(cache_dir, &key, src, true, true, &l, &stats);
+  if (status == MAPP_OK) status = cache_entry(cache_dir, src, 0, MAPP_BACKEND_SERIAL, true, &l);
   stencil_args a = {0};
   double *fields[ST_NFIELDS] = {NULL};
   stencil_hooks hooks = {0};
