@@ -52,3 +52,18 @@ count_lines() { wc -l <"$1" | tr -d ' '; }
 require_app() {
   [ -x "$MAPP_BIN_DIR/mapp-$1" ] || { echo "mapp-$1 is not built: skipping"; exit 77; }
 }
+
+# heat_spec FILE NAME REPS: a spec of one heat configuration (mpi/serial,
+# 1 rank, tiny), REPS repetitions.
+heat_spec() {
+  cat >"$1" <<YAML
+name: $2
+repetitions: $3
+runs:
+  - app: heat
+    variants: [mpi]
+    backends: [serial]
+    ranks: [1]
+    sizes: [tiny]
+YAML
+}

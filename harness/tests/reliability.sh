@@ -15,20 +15,6 @@
 CASE=${1:?usage: reliability.sh CASE [MAPP_H5_TOOL]}
 TOOL=${2:-}
 
-# A spec of one heat configuration, `reps` repetitions.
-heat_spec() {
-  cat >"$1" <<YAML
-name: $2
-repetitions: $3
-runs:
-  - app: heat
-    variants: [mpi]
-    backends: [serial]
-    ranks: [1]
-    sizes: [tiny]
-YAML
-}
-
 case_lock() {
   require_app heat
   # A stand-in mapp-heat that takes 3 s per run keeps the first sweep (and

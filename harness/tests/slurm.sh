@@ -124,15 +124,7 @@ grep -Eq '^\| batched \| serial \| 2 \| 1 \| tiny \| weak \| [0-9.e+]+ \|.*\| pa
 
 # ---- a results path with a space: #SBATCH --output= is quoted, so sbatch
 # keeps the path whole (unquoted, it cut it at the space and the job failed)
-cat >spaced.yaml <<'YAML'
-name: slurm-spaced
-runs:
-  - app: heat
-    variants: [mpi]
-    backends: [serial]
-    ranks: [1]
-    sizes: [tiny]
-YAML
+heat_spec spaced.yaml slurm-spaced 1
 S="spaced results/slurm-spaced"
 expect_exit 0 "$MAPP" submit spaced.yaml --env "$ENV_FILE" --out "spaced results"
 wait_jobs "$(submitted_ids "$S")"
