@@ -23,13 +23,9 @@ record() { # FILE EXPR: a value of app_data from the last record, e.g. "['snapsh
   python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(eval('r[\"app_data\"]'+sys.argv[2]))" "$1" "$2"
 }
 verdict() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['verification']['status'])" "$1"; }
-expect_exit() { # CODE REGEX CMD...: exit code and one stderr line matching REGEX
+expect_exit() { # CODE REGEX CMD...: the project's checker (exit code, one stderr line matching REGEX)
   local code=$1 regex=$2; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  [ "$rc" -eq "$code" ] || { cat err.txt; fail "exit $rc, expected $code: $*"; }
-  [ "$(grep -c '' err.txt)" -eq 1 ] || { cat err.txt; fail "stderr is not one line: $*"; }
-  grep -Eq -- "$regex" err.txt || { cat err.txt; fail "stderr does not match /$regex/"; }
-  echo "ok: exit $rc: $(cat err.txt)"
+  "$MAPP_SOURCE_DIR/miniapps/common/tests/expect_exit.sh" "$code" "$regex" -- "$@" || fail "expected exit $code: $*"
 }
 tiny="--size tiny"
 
