@@ -34,6 +34,18 @@ typedef struct {
   long spin_us;
 } replay_case;
 
+/* tasks/s and ns per task of a run of cfg (or its error). */
+static void report_tasks(mapp_bench_state *bs, int status, const tb_config *cfg) {
+  if (status != MAPP_OK) {
+    mapp_bench_skip_with_error(bs, mapp_error_message());
+    return;
+  }
+  double tasks = (double)mapp_bench_iterations(bs) * (double)(cfg->width * cfg->steps);
+  mapp_bench_set_items_processed(bs, (int64_t)tasks);
+  /* seconds per task, scaled to ns: a rate counter inverted */
+  mapp_bench_set_counter(bs, "ns_per_task", tasks * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+}
+
 static void bm_replay(mapp_bench_state *bs, void *arg) {
   const replay_case *rc = arg;
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
@@ -45,14 +57,7 @@ static void bm_replay(mapp_bench_state *bs, void *arg) {
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st); /* untimed */
   while (status == MAPP_OK && mapp_bench_keep_running(bs))
     status = rc->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
-  if (status != MAPP_OK) {
-    mapp_bench_skip_with_error(bs, mapp_error_message());
-  } else {
-    double tasks = (double)mapp_bench_iterations(bs) * (double)(cfg.width * cfg.steps);
-    mapp_bench_set_items_processed(bs, (int64_t)tasks);
-    /* seconds per task, scaled to ns: a rate counter inverted */
-    mapp_bench_set_counter(bs, "ns_per_task", tasks * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
-  }
+  report_tasks(bs, status, &cfg);
   if (st) tb_subgraph_release(st);
   tb_state_destroy(st);
 }
@@ -71,13 +76,7 @@ static void bm_body_only(mapp_bench_state *bs, void *arg) {
       for (long p = 0; p < cfg.width; ++p) tb_run_task(st, t, p, 0);
     status = tb_state_status(st);
   }
-  if (status != MAPP_OK) {
-    mapp_bench_skip_with_error(bs, mapp_error_message());
-  } else {
-    double tasks = (double)mapp_bench_iterations(bs) * (double)(cfg.width * cfg.steps);
-    mapp_bench_set_items_processed(bs, (int64_t)tasks);
-    mapp_bench_set_counter(bs, "ns_per_task", tasks * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
-  }
+  report_tasks(bs, status, &cfg);
   tb_state_destroy(st);
 }
 
