@@ -13,7 +13,7 @@
  *   run_ahead/.../inflight:N  stencil_1d width 2, 1 and 2 workers, K near
  *       their METG, N instantiations in flight (1: one at a time);
  *   handoff/spin_us:S  one task launched and waited for by the host: the
- *       round trip through a sleeping (S = 0: condition variable) or a
+ *       round trip through a sleeping (S = 0: futex) or a
  *       spinning worker.
  * Timings are wall clock; compare ratios from one run. */
 #include <stdio.h>

@@ -14,7 +14,7 @@
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph;
   long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max;
-  bool interpolate, metg, break_dependence;
+  bool interpolate, metg, break_dependence, no_pin;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .width = UNSET, .radix = UNSET,
           .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
           .spin_us = 100, .run_ahead = 4, .scratch_bytes = 16384, .metg_max = 65536};
@@ -36,7 +36,10 @@ static const mapp_option options[] = {
     {.name = "workers", .kind = MAPP_OPT_LONG, .dest = &args.workers, .min = -BIG, .max = BIG,
      .default_text = "1 on serial, 2 on threads", .help = "runtime worker threads per rank"},
     {.name = "spin-us", .kind = MAPP_OPT_LONG, .dest = &args.spin_us, .min = 0, .max = 10000000,
-     .help = "idle workers and host waits spin this long (>= 0; 0: sleep at once) before sleeping on a condition variable"},
+     .help = "idle workers and host waits spin this long (>= 0; 0: sleep at once) before sleeping"},
+    {.name = "no-pin", .kind = MAPP_OPT_FLAG, .dest = &args.no_pin,
+     .help = "leave workers unpinned (by default each is bound to its own CPU of this rank's share of the node, "
+             "when the share has one per worker)"},
     {.name = "graph-steps", .kind = MAPP_OPT_LONG, .dest = &args.graph_steps, .min = -BIG, .max = BIG,
      .default_text = "from --size: 8 tiny, 64 others (lowered to divide --steps)",
      .help = "timesteps per recorded subgraph (and per eager chunk)"},
@@ -103,6 +106,7 @@ static int setup(mapp_run *run, void **state) {
   cfg->scratch_bytes = args.scratch_bytes;
   cfg->workers = (int)workers;
   cfg->spin_us = args.spin_us;
+  cfg->pin = !args.no_pin;
   cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
   if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;

@@ -58,6 +58,10 @@ typedef struct {
 typedef struct {
   int workers;  /* 1..SG_MAX_WORKERS */
   long spin_us; /* spin this long for work (and in host waits) before sleeping; 0: sleep at once */
+  /* Worker i runs on CPU cpus[i]; NULL: unpinned. Spinning workers that
+   * the scheduler leaves on one CPU take turns at their spins: pinning
+   * them apart is what Realm's core reservation does. */
+  const int *cpus;
 } sg_config;
 
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out);

@@ -495,15 +495,23 @@ static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, const sg_instan
 
 /* The seed's sg_sched_spin, made safe: wait a little for the other
  * workers' inputs (the counter down to our own arrival) instead of parking,
- * but only while nothing else is queued for this worker (a re-queued item
- * of an earlier instantiation may be what the inputs wait for: spinning
- * over it is the unbounded-spin deadlock the seed's review warns of) and
- * at most the worker's adaptive budget (sg_spin_feedback). Then park. */
-static void spin_for_inputs(sg_runtime *rt, atomic_int *counter, int worker) {
+ * but only while no work the inputs may wait for is queued (an eager op, or
+ * a re-queued item of an earlier instantiation: spinning over it is the
+ * unbounded-spin deadlock the seed's review warns of) and at most the
+ * worker's adaptive budget (sg_spin_feedback). Items of later
+ * instantiations, queued by run-ahead, do not stop the spin: parking for
+ * them would cost a queue trip per cross-worker edge. Then park. */
+static void spin_for_inputs(sg_runtime *rt, atomic_int *counter, int worker, uint64_t seq) {
   if (atomic_load_explicit(counter, memory_order_acquire) <= 1) return;
-  long deadline = sg_now_ns() + rt->spin_budget[worker].ns;
+  long deadline = 0; /* read the clock only once the spin is not a short one */
+  uint32_t seen = atomic_load_explicit(&rt->epoch, memory_order_acquire) - 1; /* scan the queues once at least */
   for (unsigned i = 1; atomic_load_explicit(counter, memory_order_acquire) > 1; ++i) {
-    if (atomic_load_explicit(&rt->own[worker].approx, memory_order_relaxed)) return;
+    uint32_t epoch = atomic_load_explicit(&rt->epoch, memory_order_acquire);
+    if (epoch != seen) { /* something was pushed: rescan */
+      seen = epoch;
+      if (sg_older_work_queued(rt, worker, seq)) return;
+    }
+    if (i == 256) deadline = sg_now_ns() + rt->spin_budget[worker].ns;
     if ((i & 255) == 0 && sg_now_ns() > deadline) {
       sg_spin_feedback(rt, worker, false);
       return;
@@ -529,7 +537,7 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
       if (resumed) {
         resumed = 0;
       } else {
-        if (rt->spin_ns > 0) spin_for_inputs(rt, &inst->counters[c->counter].value, worker);
+        if (rt->spin_ns > 0) spin_for_inputs(rt, &inst->counters[c->counter].value, worker, it->hdr.seq);
         it->pos = pos, it->resume = 1; /* before the decrement: the resumer may run us at once */
         if (atomic_fetch_sub_explicit(&inst->counters[c->counter].value, 1, memory_order_acq_rel) != 1) return;
       }
@@ -576,8 +584,9 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
     }
   }
   for (int c = 0; c < sg->ncounters; ++c) atomic_init(&inst->counters[c].value, sg->counter_init[c]);
+  uint64_t seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed) + 1;
   for (int w = 0; w < rt->nworkers; ++w)
-    inst->items[w] = (sg_item){.hdr.kind = SG_WORK_ITEM, .inst = inst, .worker = w, .pos = 0, .resume = 0};
+    inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0, .resume = 0};
   inst->finish = sg_event_alloc(rt);
   int ok = inst->finish != SG_NO_EVENT;
   for (int p = 0; p < sg->npost; ++p) ok &= (post[p] = inst->post[p] = sg_event_alloc(rt)) != SG_NO_EVENT;

@@ -13,6 +13,7 @@
 typedef enum { SG_WORK_OP, SG_WORK_ITEM } sg_work_kind;
 typedef struct {
   sg_work_kind kind;
+  uint64_t seq; /* items: their instantiation's number (in order of instantiation); ops: 0 */
 } sg_work;
 
 /* A FIFO of work, guarded by a mutex (the eager path is a dynamic
@@ -57,10 +58,9 @@ struct sg_runtime {
   /* work */
   sg_queue shared;                  /* eager ops: any worker */
   sg_queue own[SG_MAX_WORKERS];     /* subgraph items: their worker only */
-  atomic_uint epoch;                /* bumped on every push (idle workers watch it) */
+  _Atomic uint32_t epoch;           /* bumped on every push (idle workers watch it, and sleep on it) */
+  _Atomic uint64_t next_seq;        /* numbers instantiations: an input never comes from a later one */
   atomic_int sleepers;
-  pthread_mutex_t sleep_lock;
-  pthread_cond_t sleep_cond;
   atomic_bool shutdown;
   /* the first contract violation */
   pthread_mutex_t violation_lock;
@@ -94,6 +94,10 @@ static inline void sg_cpu_relax(void) {
 }
 
 sg_event sg_event_alloc(sg_runtime *rt);
+/* Whether this worker's queue, or the shared one, holds work that an item
+ * of instantiation seq may be waiting for: an eager op, or an item of an
+ * earlier instantiation (a later one cannot produce its inputs). */
+bool sg_older_work_queued(sg_runtime *rt, int worker, uint64_t seq);
 void sg_push_worker(sg_runtime *rt, int worker, sg_work *w);
 void sg_item_run(sg_runtime *rt, sg_work *w, int worker); /* sg_graph.c */
 

@@ -1,10 +1,17 @@
 /* The runtime's dynamic machinery: workers, events, ready queues and the
  * eager launch path (Realm's normal path, which subgraphs bypass). */
+#define _GNU_SOURCE /* syscall (futex) */
+#include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 #include "mapp_error.h"
 #include "sg_internal.h"
@@ -18,6 +25,27 @@ long sg_now_ns(void) {
 }
 
 #define cpu_relax sg_cpu_relax
+
+/* Sleeping and waking on one 32-bit word: a futex on Linux, so a wake
+ * costs one system call and nothing when nobody sleeps (a mutex and a
+ * condition variable cost two or three, and the waker may block on the
+ * mutex). Elsewhere, a polling sleep. Both tolerate spurious returns:
+ * callers re-check their condition. */
+static void park_on(_Atomic uint32_t *word, uint32_t expected) {
+#ifdef __linux__
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+#else
+  if (atomic_load(word) == expected) nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+#endif
+}
+
+static void unpark_all(_Atomic uint32_t *word) {
+#ifdef __linux__
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+  (void)word;
+#endif
+}
 
 int sg_contract_violation(sg_runtime *rt, const char *call) {
   const sg_running_op *running = sg_tls_running;
@@ -87,15 +115,27 @@ static sg_work *queue_pop(sg_queue *q) {
   return w;
 }
 
+static bool queue_holds_older(sg_queue *q, uint64_t seq) {
+  if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0) return false;
+  bool older = false;
+  pthread_mutex_lock(&q->lock);
+  for (size_t i = 0; i < q->count && !older; ++i) {
+    const sg_work *w = q->ring[(q->head + i) % q->cap];
+    older = w->kind == SG_WORK_OP || w->seq < seq;
+  }
+  pthread_mutex_unlock(&q->lock);
+  return older;
+}
+
+bool sg_older_work_queued(sg_runtime *rt, int worker, uint64_t seq) {
+  return atomic_load_explicit(&rt->shared.approx, memory_order_relaxed) || queue_holds_older(&rt->own[worker], seq);
+}
+
 /* Wake sleeping workers after a push (Dekker with the sleeper: it counts
  * itself then re-reads the epoch; we bump the epoch then read the count). */
 static void wake_workers(sg_runtime *rt) {
   atomic_fetch_add(&rt->epoch, 1);
-  if (atomic_load(&rt->sleepers) > 0) {
-    pthread_mutex_lock(&rt->sleep_lock);
-    pthread_cond_broadcast(&rt->sleep_cond);
-    pthread_mutex_unlock(&rt->sleep_lock);
-  }
+  if (atomic_load(&rt->sleepers) > 0) unpark_all(&rt->epoch);
 }
 
 static void push_shared(sg_runtime *rt, sg_work *w) {
@@ -196,20 +236,18 @@ void sg_event_add_waiter(sg_runtime *rt, sg_event ev, sg_waiter *w) {
   w->fn(w, rt);
 }
 
+/* A host thread waiting for an event: 0 pending, 1 fired, 2 the host sleeps. */
 typedef struct {
   sg_waiter w;
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int done;
+  _Atomic uint32_t state;
 } host_waiter;
 
 static void host_waiter_fire(sg_waiter *self, sg_runtime *rt) {
   (void)rt;
   host_waiter *h = (host_waiter *)self;
-  pthread_mutex_lock(&h->lock);
-  h->done = 1;
-  pthread_cond_signal(&h->cond);
-  pthread_mutex_unlock(&h->lock);
+  /* The host may return, and its frame go, once state is 1: the wake's
+   * address is then a dead stack word, which at worst wakes nobody. */
+  if (atomic_exchange(&h->state, 1) == 2) unpark_all(&h->state);
 }
 
 int sg_event_wait(sg_runtime *rt, sg_event ev) {
@@ -223,15 +261,12 @@ int sg_event_wait(sg_runtime *rt, sg_event ev) {
       cpu_relax();
     }
   }
-  host_waiter h = {.w.fn = host_waiter_fire, .done = 0};
-  pthread_mutex_init(&h.lock, NULL);
-  pthread_cond_init(&h.cond, NULL);
+  host_waiter h = {.w.fn = host_waiter_fire};
+  atomic_init(&h.state, 0);
   sg_event_add_waiter(rt, ev, &h.w);
-  pthread_mutex_lock(&h.lock);
-  while (!h.done) pthread_cond_wait(&h.cond, &h.lock);
-  pthread_mutex_unlock(&h.lock);
-  pthread_mutex_destroy(&h.lock);
-  pthread_cond_destroy(&h.cond);
+  uint32_t pending = 0;
+  if (atomic_compare_exchange_strong(&h.state, &pending, 2))
+    while (atomic_load(&h.state) != 1) park_on(&h.state, 2);
   return MAPP_OK;
 }
 
@@ -416,11 +451,9 @@ static void idle(sg_runtime *rt, int id, unsigned epoch) {
     }
     sg_spin_feedback(rt, id, false);
   }
-  pthread_mutex_lock(&rt->sleep_lock);
   atomic_fetch_add(&rt->sleepers, 1);
-  while (atomic_load(&rt->epoch) == epoch && !atomic_load(&rt->shutdown)) pthread_cond_wait(&rt->sleep_cond, &rt->sleep_lock);
+  while (atomic_load(&rt->epoch) == epoch && !atomic_load(&rt->shutdown)) park_on(&rt->epoch, epoch);
   atomic_fetch_sub(&rt->sleepers, 1);
-  pthread_mutex_unlock(&rt->sleep_lock);
 }
 
 static void *worker_main(void *p) {
@@ -442,6 +475,22 @@ static void *worker_main(void *p) {
   return NULL;
 }
 
+/* A worker thread, bound to cpu from its first instruction when cpu >= 0. */
+static int start_worker(pthread_t *thread, int cpu, worker_arg *a) {
+  pthread_attr_t attr;
+  int err = pthread_attr_init(&attr);
+  if (err) return err;
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    err = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+  }
+  if (!err) err = pthread_create(thread, &attr, worker_main, a);
+  pthread_attr_destroy(&attr);
+  return err;
+}
+
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   *out = NULL;
   if (cfg->workers < 1 || cfg->workers > SG_MAX_WORKERS)
@@ -457,8 +506,6 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   rt->host_spin_ns = cfg->workers < cores ? rt->spin_ns : 0;
   for (int i = 0; i < SG_MAX_WORKERS; ++i) rt->spin_budget[i].ns = rt->spin_ns;
   pthread_mutex_init(&rt->ev_lock, NULL);
-  pthread_mutex_init(&rt->sleep_lock, NULL);
-  pthread_cond_init(&rt->sleep_cond, NULL);
   pthread_mutex_init(&rt->violation_lock, NULL);
   int status = queue_init(&rt->shared);
   for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
@@ -469,10 +516,11 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
       break;
     }
     a->rt = rt, a->id = i;
-    int err = pthread_create(&rt->threads[i], NULL, worker_main, a);
+    int err = start_worker(&rt->threads[i], cfg->cpus ? cfg->cpus[i] : -1, a);
     if (err) {
       free(a);
-      status = mapp_fail(MAPP_ERR_SYSTEM, "pthread_create for worker %d failed: %s", i, strerror(err));
+      status = mapp_fail(MAPP_ERR_SYSTEM, "starting worker %d (cpu %d) failed: %s", i, cfg->cpus ? cfg->cpus[i] : -1,
+                         strerror(err));
       break;
     }
     rt->started++;
@@ -497,8 +545,6 @@ void sg_runtime_destroy(sg_runtime *rt) {
     if (rt->own[i].ring) queue_free(&rt->own[i]);
   for (uint32_t c = 0; c < SG_EV_MAX_CHUNKS && rt->chunks[c]; ++c) free(rt->chunks[c]);
   pthread_mutex_destroy(&rt->ev_lock);
-  pthread_mutex_destroy(&rt->sleep_lock);
-  pthread_cond_destroy(&rt->sleep_cond);
   pthread_mutex_destroy(&rt->violation_lock);
   free(rt);
 }

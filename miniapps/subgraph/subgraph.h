@@ -54,6 +54,8 @@ typedef struct tb_state {
   /* phases measured by the variants (seconds) */
   double record_s, compile_s;
   long instantiations;
+  int cpus[SG_MAX_WORKERS]; /* worker i's CPU when pinned */
+  bool pinned;
 } tb_state;
 
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out);

@@ -221,6 +221,9 @@ static int subgraph_describe(mapp_run *run, void *state) {
   if (!extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
   json_object_set_new(extra, "compile_s", json_real(st->compile_s));
   json_object_set_new(extra, "spin_us", json_integer(cfg->spin_us));
+  json_t *cpus = json_array();
+  for (int w = 0; st->pinned && w < cfg->workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));
+  json_object_set_new(extra, "worker_cpus", st->pinned ? cpus : (json_decref(cpus), json_null()));
   if (r->metg) {
     json_object_set_new(extra, "metg_us", r->metg_us >= 0 ? json_real(r->metg_us) : json_null());
     json_object_set_new(extra, "metg_sweep", sweep_json(r));

@@ -44,6 +44,7 @@ typedef struct {
   long scratch_bytes;       /* memory kernel: bytes per worker */
   int workers;
   long spin_us;
+  bool pin;                 /* bind workers to distinct CPUs of this rank's share of the node */
   long graph_steps;         /* timesteps per recorded graph (and per eager chunk) */
   int run_ahead;            /* chunks in flight (1: one at a time) */
   bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */

@@ -289,9 +289,15 @@ int tb_run_subgraph(tb_state *st) {
   if (status == MAPP_OK) status = mapp_calloc((void **)&post, (size_t)g->npost + 1, sizeof(sg_event), "ports");
   if (status == MAPP_OK) status = mapp_calloc((void **)&prev_last, (size_t)st->count, sizeof(sg_event), "ports");
   if (status == MAPP_OK && st->comm_state) status = tb_comm_begin(st->comm_state);
+  /* Refill in batches of half the ring: the host sleeps until the newest
+   * of the batch has finished, so it is woken (a futex on the finishing
+   * worker, and a worker's core taken) once per D/2 instantiations, not
+   * once per instantiation. */
+  long batch = D > 1 ? D / 2 : 1;
   sg_event last_finish = SG_NO_EVENT;
   for (long k = 0; status == MAPP_OK && k < nchunks; ++k) {
-    if (k >= D) status = tb_host_wait(st, finish[k % D]);
+    if (k >= D && (k - D) % batch == 0) status = tb_host_wait(st, finish[(k + batch - 1) % D]);
+    if (k >= D && status == MAPP_OK) status = tb_host_wait(st, finish[k % D]); /* in order: already done */
     sg_event start = st->cfg.chain_finish ? last_finish : SG_NO_EVENT;
     if (status == MAPP_OK) status = instantiate_chunk(st, k, start, prev_last, pre, post, &finish[k % D]);
     last_finish = finish[k % D];

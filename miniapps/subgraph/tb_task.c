@@ -1,5 +1,7 @@
 /* Task Bench's patterns, its kernels and the task every variant runs:
  * check each input's (timestep, point) tag, run the kernel, write the tag. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,27 @@ void tb_state_reset(tb_state *st) {
   st->first_error[0] = 0;
 }
 
+/* Workers pinned to distinct CPUs: this rank's share of the CPUs it may
+ * run on, split evenly among the ranks on its node. When the share is
+ * smaller than the workers (mpirun bound the rank to fewer cores, or the
+ * node is oversubscribed), the workers stay unpinned. */
+static int choose_cpus(tb_state *st) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return MAPP_OK; /* unknown: leave them free */
+  MPI_Comm node;
+  int local_rank, local_size;
+  MAPP_MPI(MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_size(node, &local_size);
+  MPI_Comm_free(&node);
+  int count = CPU_COUNT(&allowed), share = count / local_size, first = local_rank * share, seen = 0;
+  if (share < st->cfg.workers) return MAPP_OK;
+  for (int cpu = 0, w = 0; cpu < CPU_SETSIZE && w < st->cfg.workers; ++cpu)
+    if (CPU_ISSET(cpu, &allowed) && seen++ >= first) st->cpus[w++] = cpu;
+  st->pinned = true;
+  return MAPP_OK;
+}
+
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   tb_state *st;
   *out = NULL;
@@ -87,7 +110,8 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
                        "dependence buffers"));
   MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
   tb_state_reset(st);
-  sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us};
+  if (cfg->pin) MAPP_TRY(choose_cpus(st));
+  sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;
