@@ -42,11 +42,31 @@ static const char *text_of(const json_t *record, const char *field) {
   return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* x: a record field or field path first (ranks, size, app_data.granularity_us),
+/* A record field or field path first (ranks, size, app_data.granularity_us),
  * else a matrix parameter. */
-static const json_t *x_node(const json_t *record, const char *x) {
-  const json_t *v = field_at(record, x);
-  return v ? v : json_object_get(json_object_get(record, "params"), x);
+const json_t *figure_field(const json_t *record, const char *path) {
+  const json_t *v = field_at(record, path);
+  return v ? v : json_object_get(json_object_get(record, "params"), path);
+}
+
+const char *figure_value_text(const json_t *v, char *buf, size_t len) {
+  if (json_is_string(v)) return json_string_value(v);
+  if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+  else if (json_is_real(v)) snprintf(buf, len, "%g", json_real_value(v));
+  else if (json_is_boolean(v)) snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+  else return NULL;
+  return buf;
+}
+
+bool figure_path_valid(const char *path) {
+  const char *name = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+  for (const char *p = path;; ++p) {
+    size_t n = strspn(p, name);
+    if (n == 0 || n >= 128) return false; /* an empty name (a stray dot), or longer than field_at reads */
+    p += n;
+    if (*p == '\0') return true;
+    if (*p != '.') return false;
+  }
 }
 
 /* The raw y of a record: fom, efficiency and speedup start from the figure
@@ -60,10 +80,8 @@ static const json_t *y_node(const json_t *record, const char *y) {
 static char *series_label(const json_t *record, const strv *fields) {
   strv parts = {0};
   for (size_t i = 0; i < fields->count; ++i) {
-    const json_t *v = field_at(record, fields->items[i]);
     char number[32];
-    const char *text = json_is_string(v) ? json_string_value(v) : NULL;
-    if (!text && json_is_number(v)) snprintf(number, sizeof number, "%g", json_number_value(v)), text = number;
+    const char *text = figure_value_text(figure_field(record, fields->items[i]), number, sizeof number);
     if (strv_push(&parts, text && *text ? text : "-") != MAPP_OK) {
       strv_free(&parts);
       return NULL;
@@ -131,21 +149,25 @@ static double category_of(strv *categories, const char *text, int *status) {
   return (double)(categories->count - 1);
 }
 
-/* The record's value at `field` as text equals `value` (numbers as %g). */
+/* The record's value at `field` as text equals `value`. */
 static bool field_is(const json_t *r, const char *field, const char *value) {
-  const json_t *v = field_at(r, field);
-  if (json_is_string(v)) return !strcmp(json_string_value(v), value);
   char number[32];
-  if (!json_is_number(v)) return false;
-  snprintf(number, sizeof number, "%g", json_number_value(v));
-  return !strcmp(number, value);
+  const char *text = figure_value_text(figure_field(r, field), number, sizeof number);
+  return text && !strcmp(text, value);
 }
 
-static bool selected(const json_t *r, const figure_spec *f, const char *app) {
+/* A field given several times matches when any of its values does. */
+static bool where_holds(const json_t *r, const strv *fields, const strv *values, const char *field) {
+  for (size_t j = 0; j < fields->count; ++j)
+    if (!strcmp(fields->items[j], field) && field_is(r, field, values->items[j])) return true;
+  return false;
+}
+
+bool figure_selected(const json_t *r, const char *app, const strv *where_fields, const strv *where_values) {
   const char *its_app = text_of(r, "app");
   if (!its_app || strcmp(its_app, app) || json_integer_value(json_object_get(r, "exit_code")) != 0) return false;
-  for (size_t k = 0; k < f->where_fields.count; ++k)
-    if (!field_is(r, f->where_fields.items[k], f->where_values.items[k])) return false;
+  for (size_t k = 0; k < where_fields->count; ++k)
+    if (!where_holds(r, where_fields, where_values, where_fields->items[k])) return false;
   return true;
 }
 
@@ -154,9 +176,9 @@ static int gather(const json_t *records, const figure_spec *f, const char *app, 
   size_t i, considered = 0, without_x = 0, without_y = 0;
   const json_t *r;
   json_array_foreach(records, i, r) {
-    if (!selected(r, f, app)) continue;
+    if (!figure_selected(r, app, &f->where_fields, &f->where_values)) continue;
     ++considered;
-    const json_t *x = x_node(r, f->x), *y = y_node(r, f->y);
+    const json_t *x = figure_field(r, f->x), *y = y_node(r, f->y);
     if (!x) ++without_x;
     else if (!json_is_number(y)) ++without_y;
     if (!x || !json_is_number(y)) continue; /* another kind of run of the same app */

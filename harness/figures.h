@@ -21,10 +21,26 @@ typedef struct {
   char *title;  /* NULL: made from the axes */
   bool logx, logy;
   strv series;  /* record fields that make a series: variant, backend, setting, size, ... */
-  strv where_fields, where_values; /* only records whose field (path) has this value */
+  strv where_fields, where_values; /* only records whose field (path) has this value (figure_selected) */
 } figure_spec;
 
 void figure_spec_free(figure_spec *f);
+
+/* ---- record fields, shared with the spec's tables (tables.h) */
+
+/* The value at a dotted field path ("app_data.metg_us", "ranks"), else the
+ * matrix parameter of that name (params.NAME); NULL when neither is there. */
+const json_t *figure_field(const json_t *record, const char *path);
+/* A value as a label or table cell: a string as it is, an integer in full,
+ * a real as %g, true/false; NULL for null, objects and lists. */
+const char *figure_value_text(const json_t *v, char *buf, size_t len);
+/* A path as a spec may write it: names of letters, digits, '_' and '-'
+ * joined by single dots ("app_data.metg_us", "block-rows"). */
+bool figure_path_valid(const char *path);
+/* Whether a record counts for `app`: its app, exit code 0, and every
+ * `where` field equal to one of the values given for it (a field given
+ * several times, as `where: {label: [a, b]}` gives it, matches any). */
+bool figure_selected(const json_t *record, const char *app, const strv *where_fields, const strv *where_values);
 
 typedef struct {
   double x, y, low, high; /* median of the repetitions and their min, max */

@@ -1,5 +1,6 @@
-/* mapp report RESULTS: report.md (machine, one table per app, the figures)
- * and results.csv (one row per record) for a results folder. */
+/* mapp report RESULTS: report.md (machine, one table per app, the spec's
+ * tables, the figures) and results.csv (one row per record) for a results
+ * folder; each spec table also as plots/APP-NAME.csv. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,21 +39,21 @@ static const json_t *csv_value(const json_t *r, const char *column) {
   return json_object_get(r, column);
 }
 
-static void csv_cell(FILE *f, const json_t *v) {
-  if (json_is_integer(v)) {
-    fprintf(f, "%lld", (long long)json_integer_value(v));
-  } else if (json_is_real(v)) {
-    fprintf(f, "%.9g", json_real_value(v));
-  } else if (json_is_string(v)) {
-    const char *s = json_string_value(v);
-    if (!strpbrk(s, ",\"\n")) {
-      fputs(s, f);
-      return;
-    }
-    fputc('"', f);
-    for (; *s; ++s) fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-    fputc('"', f);
+/* Text as one CSV field: quoted (quotes doubled) where it holds a comma, quote or line break. */
+static void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, f);
+    return;
   }
+  fputc('"', f);
+  for (; *s; ++s) fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+  fputc('"', f);
+}
+
+static void csv_cell(FILE *f, const json_t *v) {
+  if (json_is_integer(v)) fprintf(f, "%lld", (long long)json_integer_value(v));
+  else if (json_is_real(v)) fprintf(f, "%.9g", json_real_value(v));
+  else if (json_is_string(v)) csv_text(f, json_string_value(v));
 }
 
 static int write_csv(const char *path, const json_t *records) {
@@ -137,17 +138,23 @@ static void write_group_row(FILE *f, const group_table *t, const result_group *g
           verify, base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
 }
 
-static void write_figures(FILE *f, const char *app, const strv *images) {
-  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
-    char name[256], stem[200];
-    plot_file_stem(app, stem, sizeof stem);
-    snprintf(name, sizeof name, "%s-%s.png", stem, plot_kind_slug((plot_kind)kind));
-    for (size_t i = 0; i < images->count; ++i) {
-      const char *slash = strrchr(images->items[i], '/');
-      if (strcmp(slash ? slash + 1 : images->items[i], name) == 0)
-        fprintf(f, "![%s: %s](plots/%s)\n\n", app, plot_kind_slug((plot_kind)kind), name);
-    }
+/* ![APP: SLUG](plots/APP-SLUG.png) when the plots drew it. */
+static void write_figure(FILE *f, const char *app, const char *slug, const strv *images) {
+  char name[320], app_stem[200], slug_stem[100];
+  plot_file_stem(app, app_stem, sizeof app_stem);
+  plot_file_stem(slug, slug_stem, sizeof slug_stem);
+  snprintf(name, sizeof name, "%s-%s.png", app_stem, slug_stem);
+  for (size_t i = 0; i < images->count; ++i) {
+    const char *slash = strrchr(images->items[i], '/');
+    if (strcmp(slash ? slash + 1 : images->items[i], name) == 0) fprintf(f, "![%s: %s](plots/%s)\n\n", app, slug, name);
   }
+}
+
+/* The standard figures, then the spec's own (plots: figures:). */
+static void write_figures(FILE *f, const char *app, const strv *images, const sweep_spec *spec) {
+  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) write_figure(f, app, plot_kind_slug((plot_kind)kind), images);
+  for (size_t i = 0; spec && i < spec->nfigures; ++i)
+    if (!spec->figures[i].app || !strcmp(spec->figures[i].app, app)) write_figure(f, app, spec->figures[i].name, images);
 }
 
 /* A path as the report (in dir) links it: relative when it lies under dir. */
@@ -180,7 +187,139 @@ static void write_artifacts(FILE *f, const char *app, const json_t *records, con
   }
 }
 
-static void write_app(FILE *f, const group_table *t, const char *app, const speedup_refs *refs, const strv *images) {
+typedef struct {
+  const char *dir, *name, *description;
+  const speedup_refs *refs;
+  const strv *images;
+  const sweep_spec *spec; /* the results folder's spec.yaml (its tables); NULL without one */
+} report_context;
+
+/* ---------------------------------------------------------------- spec tables */
+
+/* Text as a markdown table cell: '|' escaped, line breaks blanked. */
+static void md_cell(FILE *f, const char *s) {
+  for (; *s; ++s) {
+    if (*s == '|') fputs("\\|", f);
+    else fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+  }
+}
+
+/* "label = metg-w2 or metg-w16, variant = eager": a table's where. */
+static void write_where(FILE *f, const table_spec *t) {
+  for (size_t k = 0; k < t->where_fields.count; ++k) {
+    const char *field = t->where_fields.items[k];
+    bool first = true;
+    for (size_t j = 0; j < k && first; ++j) first = strcmp(t->where_fields.items[j], field) != 0;
+    if (!first) continue;
+    fprintf(f, "%s`%s` = ", k ? ", " : ", where ", field);
+    for (size_t j = k, n = 0; j < t->where_fields.count; ++j)
+      if (!strcmp(t->where_fields.items[j], field)) fprintf(f, "%s`%s`", n++ ? " or " : "", t->where_values.items[j]);
+  }
+}
+
+/* A column of numbers (right-aligned): a value column, or keys that are all numbers or "-". */
+static bool numeric_column(const table_spec *t, const table_data *d, size_t c) {
+  if (table_is_value(t, c)) return true;
+  bool any = false;
+  for (size_t i = 0; i < d->count; ++i) {
+    const char *text = d->rows[i].keys.items[c];
+    char *end;
+    if (!strcmp(text, "-")) continue;
+    strtod(text, &end);
+    if (end == text || *end) return false;
+    any = true;
+  }
+  return any;
+}
+
+static void write_table_md(FILE *f, const table_spec *t, const table_data *d, const char *app, const char *csv_name) {
+  fprintf(f, "### ");
+  md_cell(f, t->title ? t->title : t->name);
+  fprintf(f, "\n\n");
+  if (d->count == 0) {
+    fprintf(f, "No records match (app `%s`, exit code 0", app);
+    write_where(f, t);
+    fprintf(f, ").\n\n");
+    return;
+  }
+  for (size_t c = 0; c < t->columns.count; ++c) fprintf(f, "| %s ", t->columns.items[c]);
+  fprintf(f, "|\n");
+  for (size_t c = 0; c < t->columns.count; ++c) fprintf(f, "|%s", numeric_column(t, d, c) ? "--:" : "---");
+  fprintf(f, "|\n");
+  for (size_t i = 0; i < d->count; ++i) {
+    for (size_t c = 0; c < t->columns.count; ++c) {
+      char cell[256];
+      table_cell_text(t, &d->rows[i], c, cell, sizeof cell);
+      fprintf(f, "| ");
+      md_cell(f, cell);
+      fprintf(f, " ");
+    }
+    fprintf(f, "|\n");
+  }
+  fprintf(f, "\n");
+  if (t->values.count) {
+    char *values = strv_join(&t->values, "`, `");
+    fprintf(f, "`%s`: median (min\u2013max) over the records of the row. ", values ? values : "?");
+    free(values);
+  }
+  fprintf(f, "`-`: no record of the row has it. As CSV: `plots/%s`.\n\n", csv_name);
+  for (size_t c = 0; c < d->absent.count; ++c)
+    fprintf(f, "No record of this table has `%s` (a field path or a matrix parameter).\n\n", d->absent.items[c]);
+}
+
+/* plots/APP-NAME.csv: key columns as text, each value column as its
+ * median, min and max in full precision, and the records of each row. */
+static int write_table_csv(const char *path, const table_spec *t, const table_data *d) {
+  FILE *f = fopen(path, "w");
+  if (!f) return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  for (size_t c = 0; c < t->columns.count; ++c) {
+    const char *name = t->columns.items[c];
+    if (c) fputc(',', f);
+    if (table_is_value(t, c)) fprintf(f, "%s,%s_min,%s_max", name, name, name);
+    else csv_text(f, name);
+  }
+  fprintf(f, ",runs\n");
+  for (size_t i = 0; i < d->count; ++i) {
+    const table_row *row = &d->rows[i];
+    for (size_t c = 0; c < t->columns.count; ++c) {
+      const table_stat *s = &row->stats[c];
+      if (c) fputc(',', f);
+      if (!table_is_value(t, c)) csv_text(f, strcmp(row->keys.items[c], "-") ? row->keys.items[c] : "");
+      else if (s->count) fprintf(f, "%.9g,%.9g,%.9g", s->median, s->low, s->high);
+      else fputs(",,", f);
+    }
+    fprintf(f, ",%zu\n", row->runs);
+  }
+  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* The spec's tables for this app: in report.md and as plots/APP-NAME.csv. */
+static int write_tables(FILE *f, const report_context *ctx, const json_t *records, const char *app) {
+  for (size_t i = 0; ctx->spec && i < ctx->spec->ntables; ++i) {
+    const table_spec *t = &ctx->spec->tables[i];
+    if (t->app && strcmp(t->app, app) != 0) continue;
+    char app_stem[200], name_stem[100], csv_name[320];
+    plot_file_stem(app, app_stem, sizeof app_stem);
+    plot_file_stem(t->name, name_stem, sizeof name_stem);
+    snprintf(csv_name, sizeof csv_name, "%s-%s.csv", app_stem, name_stem);
+    char *plots = path_join(ctx->dir, "plots"), *csv = plots ? path_join(plots, csv_name) : NULL;
+    table_data d;
+    int status = csv ? make_dirs(plots) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    if (status == MAPP_OK) status = table_collect(records, t, app, &d);
+    if (status == MAPP_OK) {
+      write_table_md(f, t, &d, app, csv_name);
+      status = write_table_csv(csv, t, &d);
+      table_data_free(&d);
+    }
+    free(csv);
+    free(plots);
+    MAPP_TRY(status);
+  }
+  return MAPP_OK;
+}
+
+static int write_app(FILE *f, const report_context *ctx, const group_table *t, const json_t *records, const char *app) {
+  const speedup_refs *refs = ctx->refs;
   const char *unit = "FOM";
   for (size_t i = 0; i < t->count; ++i)
     if (strcmp(t->items[i].app, app) == 0) unit = t->items[i].fom_name;
@@ -195,14 +334,10 @@ static void write_app(FILE *f, const group_table *t, const char *app, const spee
     if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], refs);
   fprintf(f, "\nSpread is (max - min) / median over the repetitions. Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
              "strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the series.\n\n");
-  write_figures(f, app, images);
+  MAPP_TRY(write_tables(f, ctx, records, app));
+  write_figures(f, app, ctx->images, ctx->spec);
+  return MAPP_OK;
 }
-
-typedef struct {
-  const char *dir, *name, *description;
-  const speedup_refs *refs;
-  const strv *images;
-} report_context;
 
 /* Every run that did not pass: its configuration, what failed, and its log. */
 static void write_failures(FILE *f, const json_t *records) {
@@ -242,14 +377,16 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
   write_machine(f, records, ctx->refs);
   const char *apps[64];
   size_t napps = plot_apps(&table, apps, 64);
-  for (size_t i = 0; i < napps; ++i) {
-    write_app(f, &table, apps[i], ctx->refs, ctx->images);
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < napps; ++i) {
+    status = write_app(f, ctx, &table, records, apps[i]);
     write_artifacts(f, apps[i], records, ctx->dir);
   }
   write_failures(f, records);
   fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
-  return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  if (fclose(f) != 0 && status == MAPP_OK) status = mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  return status;
 }
 
 /* ---------------------------------------------------------------- verb */
@@ -281,15 +418,14 @@ static int ensure_plots(const char *results_file, const char *reference, strv *i
   return status;
 }
 
-static int spec_description(const char *dir, char **description) {
-  *description = NULL;
+/* The results folder's spec.yaml (description, tables); *loaded false without one. */
+static int load_spec(const char *dir, sweep_spec *spec, bool *loaded) {
+  *loaded = false;
   char *spec_path = path_join(dir, "spec.yaml");
-  int status = MAPP_OK;
-  if (spec_path && path_exists(spec_path)) {
-    sweep_spec spec;
-    status = spec_load(spec_path, &spec);
-    if (status == MAPP_OK && spec.description) *description = strdup(spec.description);
-    if (status == MAPP_OK) spec_free(&spec);
+  int status = spec_path ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && path_exists(spec_path)) {
+    status = spec_load(spec_path, spec);
+    *loaded = status == MAPP_OK;
   }
   free(spec_path);
   return status;
@@ -300,7 +436,8 @@ static int report(const char *results_arg, const char *reference) {
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
   char *md = dir ? path_join(dir, "report.md") : NULL, *csv = dir ? path_join(dir, "results.csv") : NULL;
-  char *description = NULL;
+  sweep_spec spec = {0};
+  bool have_spec = false;
   speedup_refs refs = {0};
   strv images = {0};
   json_t *records = NULL;
@@ -309,14 +446,15 @@ static int report(const char *results_arg, const char *reference) {
   if (status == MAPP_OK) status = ensure_plots(results_file, reference, &images);
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
-  if (status == MAPP_OK) status = spec_description(dir, &description);
-  report_context ctx = {.dir = dir, .name = name, .description = description, .refs = &refs, .images = &images};
+  if (status == MAPP_OK) status = load_spec(dir, &spec, &have_spec);
+  report_context ctx = {.dir = dir, .name = name, .description = spec.description, .refs = &refs, .images = &images,
+                        .spec = have_spec ? &spec : NULL};
   if (status == MAPP_OK) status = write_markdown(md, &ctx, records);
   if (status == MAPP_OK) status = write_csv(csv, records);
   if (status == MAPP_OK) printf("%s\n%s\n", md, csv);
   json_decref(records);
   strv_free(&images);
-  free(description);
+  if (have_spec) spec_free(&spec);
   speedup_refs_free(&refs);
   free(csv);
   free(md);

@@ -34,9 +34,13 @@ static int default_list(strv *list, const char *value) { return list->count ? MA
 
 /* Names that become file or folder names (the sweep's name, an entry's
  * label): one safe path component. */
-static int check_name(const yaml_map *m, const char *key, const char *name) {
+static bool plain_name(const char *name) {
   const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-  if (name[0] == '\0' || name[0] == '.' || strspn(name, allowed) != strlen(name))
+  return name[0] != '\0' && name[0] != '.' && strspn(name, allowed) == strlen(name);
+}
+
+static int check_name(const yaml_map *m, const char *key, const char *name) {
+  if (!plain_name(name))
     return yaml_error_at(m, key, "'%s' must be letters, digits, '.', '_' or '-' (it names files), got '%s'",
                          key, name);
   return MAPP_OK;
@@ -191,7 +195,7 @@ static int parse_figure(const yaml_map *m, figure_spec *f) {
   MAPP_TRY(parse_bool(m, "logx", &f->logx));
   MAPP_TRY(parse_bool(m, "logy", &f->logy));
   MAPP_TRY(yaml_get_strings(m, "series", false, &f->series));
-  MAPP_TRY(yaml_get_pairs(m, "where", &f->where_fields, &f->where_values));
+  MAPP_TRY(yaml_get_pairs_of_lists(m, "where", &f->where_fields, &f->where_values));
   if (!f->series.count) {
     MAPP_TRY(strv_push(&f->series, "variant"));
     MAPP_TRY(strv_push(&f->series, "backend"));
@@ -201,21 +205,120 @@ static int parse_figure(const yaml_map *m, figure_spec *f) {
   return MAPP_OK;
 }
 
+/* ------------------------------------------------------------ tables */
+
+/* A matrix flag may be named as written in the matrix (--iterations). */
+static void strip_dashes(char *name) {
+  size_t n = strspn(name, "-");
+  memmove(name, name + n, strlen(name + n) + 1);
+}
+
+/* Every path of a table's list (columns, value, where) well formed;
+ * matrix flags' dashes dropped. */
+static int check_table_paths(const yaml_map *m, const table_spec *t, const char *key, const char *what,
+                             strv *paths) {
+  for (size_t i = 0; i < paths->count; ++i) {
+    char *path = paths->items[i];
+    strip_dashes(path);
+    if (!figure_path_valid(path))
+      return yaml_error_at(m, key, "table '%s': %s '%s' is not a field path (names of letters, digits, '_' or '-' "
+                           "joined by single dots, e.g. app_data.metg_us)", t->name, what, paths->items[i]);
+  }
+  return MAPP_OK;
+}
+
+static int check_table_columns(const yaml_map *m, table_spec *t) {
+  if (!t->columns.count) return yaml_error_at(m, "columns", "table '%s': 'columns' is empty", t->name);
+  MAPP_TRY(check_table_paths(m, t, "columns", "column", &t->columns));
+  for (size_t i = 0; i < t->columns.count; ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (!strcmp(t->columns.items[i], t->columns.items[j]))
+        return yaml_error_at(m, "columns", "table '%s': column '%s' is listed twice", t->name, t->columns.items[i]);
+  MAPP_TRY(check_table_paths(m, t, "value", "value", &t->values));
+  for (size_t i = 0; i < t->values.count; ++i)
+    if (!strv_contains(&t->columns, t->values.items[i]))
+      return yaml_error_at(m, "value", "table '%s': value '%s' is not one of its columns", t->name,
+                           t->values.items[i]);
+  return check_table_paths(m, t, "where", "where field", &t->where_fields);
+}
+
+/* Keys are checked after the name, so that every complaint names the table. */
+static int parse_table(const yaml_map *m, table_spec *t) {
+  static const char *const keys[] = {"name", "app", "title", "columns", "value", "where", NULL};
+  MAPP_TRY(yaml_get_string(m, "name", true, &t->name));
+  if (!plain_name(t->name))
+    return yaml_error_at(m, "name", "table '%s': 'name' must be letters, digits, '.', '_' or '-' (it names the file "
+                         "plots/APP-NAME.csv)", t->name);
+  strv given = {0};
+  int status = yaml_map_keys(m, &given);
+  for (size_t i = 0; status == MAPP_OK && i < given.count; ++i) {
+    bool known = false;
+    for (size_t k = 0; keys[k] && !known; ++k) known = !strcmp(given.items[i], keys[k]);
+    if (!known)
+      status = yaml_error_at(m, given.items[i], "table '%s': unknown key '%s' (a table has name, title, columns, "
+                             "value, where, app)", t->name, given.items[i]);
+  }
+  strv_free(&given);
+  MAPP_TRY(status);
+  MAPP_TRY(yaml_get_string(m, "app", false, &t->app));
+  MAPP_TRY(yaml_get_string(m, "title", false, &t->title));
+  MAPP_TRY(yaml_get_strings(m, "columns", true, &t->columns));
+  MAPP_TRY(yaml_get_string_or_list(m, "value", &t->values));
+  MAPP_TRY(yaml_get_pairs_of_lists(m, "where", &t->where_fields, &t->where_values));
+  return check_table_columns(m, t);
+}
+
+/* Figures and tables name files (APP-NAME.png, APP-NAME.csv): two of a
+ * kind with one name would overwrite each other. */
+static int check_unique(const yaml_map *m, const char *kind, const char *name, const char *earlier) {
+  if (strcmp(name, earlier) == 0)
+    return yaml_error_at(m, "name", "%s '%s' is defined twice (its name names its file)", kind, name);
+  return MAPP_OK;
+}
+
+static int parse_figures(const yaml_map *plots, sweep_spec *spec) {
+  yaml_map *items = NULL;
+  size_t count = 0;
+  int status = yaml_get_map_list(plots, "figures", false, &items, &count);
+  if (status == MAPP_OK && count && !(spec->figures = calloc(count, sizeof *spec->figures)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) spec->nfigures = count;
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) {
+    status = parse_figure(&items[i], &spec->figures[i]);
+    for (size_t j = 0; status == MAPP_OK && j < i; ++j)
+      status = check_unique(&items[i], "figure", spec->figures[i].name, spec->figures[j].name);
+  }
+  free(items);
+  return status;
+}
+
+static int parse_tables(const yaml_map *plots, sweep_spec *spec) {
+  yaml_map *items = NULL;
+  size_t count = 0;
+  int status = yaml_get_map_list(plots, "tables", false, &items, &count);
+  if (status == MAPP_OK && count && !(spec->tables = calloc(count, sizeof *spec->tables)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) spec->ntables = count;
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) {
+    status = parse_table(&items[i], &spec->tables[i]);
+    for (size_t j = 0; status == MAPP_OK && j < i; ++j)
+      status = check_unique(&items[i], "table", spec->tables[i].name, spec->tables[j].name);
+  }
+  free(items);
+  return status;
+}
+
 static int parse_plots(const yaml_map *root, sweep_spec *spec) {
-  static const char *const plot_keys[] = {"reference", "figures", NULL};
-  yaml_map plots, *refs = NULL, *figures = NULL;
-  size_t count = 0, nfigures = 0;
+  static const char *const plot_keys[] = {"reference", "figures", "tables", NULL};
+  yaml_map plots, *refs = NULL;
+  size_t count = 0;
   MAPP_TRY(yaml_get_map(root, "plots", &plots));
   MAPP_TRY(yaml_check_keys(&plots, plot_keys));
   int status = yaml_get_map_or_list(&plots, "reference", &refs, &count);
   for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_reference(&refs[i], &spec->reference);
   free(refs);
-  if (status == MAPP_OK) status = yaml_get_map_list(&plots, "figures", false, &figures, &nfigures);
-  if (status == MAPP_OK && nfigures && !(spec->figures = calloc(nfigures, sizeof *spec->figures)))
-    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) spec->nfigures = nfigures;
-  for (size_t i = 0; status == MAPP_OK && i < nfigures; ++i) status = parse_figure(&figures[i], &spec->figures[i]);
-  free(figures);
+  if (status == MAPP_OK) status = parse_figures(&plots, spec);
+  if (status == MAPP_OK) status = parse_tables(&plots, spec);
   return status;
 }
 
@@ -293,6 +396,8 @@ void spec_free(sweep_spec *spec) {
   speedup_refs_free(&spec->reference);
   for (size_t i = 0; i < spec->nfigures; ++i) figure_spec_free(&spec->figures[i]);
   free(spec->figures);
+  for (size_t i = 0; i < spec->ntables; ++i) table_spec_free(&spec->tables[i]);
+  free(spec->tables);
   *spec = (sweep_spec){0};
 }
 

@@ -29,6 +29,18 @@
  *         series: [variant, backend]  #   record fields that make a series (this default)
  *         app: subgraph               #   optional: one app only
  *         title: ...                  #   optional
+ *         where: {label: [a, b]}      #   optional: only records whose field (path or matrix
+ *                                     #   parameter) has this value, or one of these
+ *     tables:                         # tables in report.md and plots/APP-NAME.csv (tables.h):
+ *       - name: metg                  #   plots/subgraph-metg.csv (letters, digits, '.', '_', '-')
+ *         title: METG per width       #   optional heading (default: the name)
+ *         columns: [label, variant, backend, app_data.width, app_data.metg_us]
+ *                                     #   record fields, dotted paths or matrix parameters
+ *         value: app_data.metg_us     #   optional, one or a list of columns: numbers shown as
+ *                                     #   median (min–max) over the records of a row; the
+ *                                     #   other columns make the rows
+ *         where: {label: [metg-w2, metg-w16]}  # optional, as for figures
+ *         app: subgraph               #   optional: one app's section only
  */
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
@@ -41,6 +53,7 @@
 #include "job.h"
 #include "reference.h"
 #include "strv.h"
+#include "tables.h"
 
 /* One combination of an entry's matrix (an entry without one has a single
  * combination: its args, no params). */
@@ -73,6 +86,8 @@ typedef struct {
   speedup_refs reference; /* empty: no speedup figure or column */
   figure_spec *figures;   /* plots.figures: the spec's own figures */
   size_t nfigures;
+  table_spec *tables;     /* plots.tables: the spec's own tables */
+  size_t ntables;
 } sweep_spec;
 
 int spec_load(const char *path, sweep_spec *spec);

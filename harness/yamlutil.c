@@ -242,6 +242,50 @@ int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values
   return MAPP_OK;
 }
 
+/* The scalar items of a sequence appended to out (none: an input error at key). */
+static int push_scalar_items(const yaml_map *m, const char *key, struct fy_node *seq, strv *out) {
+  void *iter = NULL;
+  size_t pushed = 0;
+  for (struct fy_node *item; (item = fy_node_sequence_iterate(seq, &iter)); ++pushed) {
+    const char *text = fy_node_is_scalar(item) ? fy_node_get_scalar0(item) : NULL;
+    if (!text) return yaml_error_at(m, key, "every item of '%s' must be a single value", key);
+    MAPP_TRY(strv_push(out, text));
+  }
+  return pushed ? MAPP_OK : yaml_error_at(m, key, "'%s' is an empty list", key);
+}
+
+int yaml_get_pairs_of_lists(const yaml_map *m, const char *key, strv *names, strv *values) {
+  yaml_map sub;
+  MAPP_TRY(yaml_get_map(m, key, &sub));
+  if (!sub.node) return MAPP_OK;
+  void *iter = NULL;
+  for (struct fy_node_pair *p; (p = fy_node_mapping_iterate(sub.node, &iter));) {
+    const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
+    struct fy_node *value = fy_node_pair_value(p);
+    if (name && value && fy_node_is_sequence(value)) {
+      size_t before = values->count;
+      MAPP_TRY(push_scalar_items(&sub, name, value, values));
+      for (size_t i = before; i < values->count; ++i) MAPP_TRY(strv_push(names, name));
+      continue;
+    }
+    const char *text = value && fy_node_is_scalar(value) ? fy_node_get_scalar0(value) : NULL;
+    if (!name || !text) return yaml_error_at(m, key, "'%s' must map names to a value or a list of values", key);
+    MAPP_TRY(strv_push(names, name));
+    MAPP_TRY(strv_push(values, text));
+  }
+  return MAPP_OK;
+}
+
+int yaml_get_string_or_list(const yaml_map *m, const char *key, strv *out) {
+  struct fy_node *value;
+  MAPP_TRY(lookup(m, key, false, &value));
+  if (!value) return MAPP_OK;
+  if (fy_node_is_sequence(value)) return push_scalar_items(m, key, value, out);
+  const char *text = fy_node_is_scalar(value) ? fy_node_get_scalar0(value) : NULL;
+  if (!text) return yaml_error_at(m, key, "'%s' must be a value or a list of values", key);
+  return strv_push(out, text);
+}
+
 int yaml_map_keys(const yaml_map *m, strv *keys) {
   if (!m->node) return MAPP_OK;
   void *iter = NULL;

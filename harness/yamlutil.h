@@ -40,6 +40,11 @@ int yaml_get_longs(const yaml_map *m, const char *key, bool required, long min, 
                    size_t *count);
 /* A mapping of scalars to scalars, appended to names/values in file order. */
 int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values);
+/* As yaml_get_pairs, and a value may be a list: the name is appended once
+ * per item, so {label: [a, b]} gives (label, a), (label, b). */
+int yaml_get_pairs_of_lists(const yaml_map *m, const char *key, strv *names, strv *values);
+/* One value or a list of them (`value: x` or `value: [x, y]`), appended to out. */
+int yaml_get_string_or_list(const yaml_map *m, const char *key, strv *out);
 /* The keys of mapping m, in file order. */
 int yaml_map_keys(const yaml_map *m, strv *keys);
 /* A nested mapping (sub->node NULL when absent). */

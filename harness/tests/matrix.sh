@@ -2,7 +2,8 @@
 # matrix: and figures: end to end: every combination is a job whose record
 # carries its params; the figures a spec asks for are drawn (PNG, SVG, and
 # PDF with its footer); the default speedup reference is the app's first
-# variant; a figure whose x no record has is bad input.
+# variant; the spec's tables are in the report and as CSV; a figure whose x
+# no record has is bad input.
 . "$(dirname "$0")/lib.sh"
 require_app heat
 SPEC="$(dirname "$0")/sweep-matrix.yaml"
@@ -45,6 +46,24 @@ grep -Eq '^\| heat \| mpi/serial .*\| verification \| `.*\.log` \|$' combined/re
 expect_one_error_line "$MAPP" report $R other
 grep -q 'None: every run exited 0' $R/report.md 2>/dev/null || { expect_exit 0 "$MAPP" report $R; }
 grep -q 'None: every run exited 0' $R/report.md || fail "a clean folder's report lists failures"
+
+# plots: tables: in the app's section after its main table and before its
+# figures, medians with min-max over the two repetitions, and as CSV
+md=$R/report.md
+grep -qx '### heat by block height' $md || { cat $md; fail "the report lacks the spec's table"; }
+grep -qx '| variant | backend | block-rows | ranks | fom.value | wall_s |' $md || fail "table header"
+[ "$(grep -cE '^\| (mpi \| serial|forkjoin \| omp) \| (8|32) \| 1 \| [0-9.e+]+ \([0-9.e+]+–[0-9.e+]+\) \| [0-9.e+-]+ \([0-9.e+-]+–[0-9.e+-]+\) \|$' $md)" = 4 ] \
+  || { cat $md; fail "expected 4 table rows of median (min–max)"; }
+table_line=$(grep -nx '### heat by block height' $md | cut -d: -f1)
+main_line=$(grep -n '^| variant | backend | ranks |' $md | head -1 | cut -d: -f1)
+figure_line=$(grep -n '^!\[heat' $md | head -1 | cut -d: -f1)
+[ "$main_line" -lt "$table_line" ] && [ "$table_line" -lt "$figure_line" ] || fail "the table is not between the main table and the figures"
+grep -qx '!\[heat: fom-by-block\](plots/heat-fom-by-block.png)' $md || fail "the report does not show the spec's figure"
+grep -q 'No records match (app `heat`, exit code 0, where `variant` = `nope` or `none`)' $md || fail "an empty table has no note"
+csv=$R/plots/heat-by-block.csv
+[ "$(head -1 $csv)" = "variant,backend,block-rows,ranks,fom.value,fom.value_min,fom.value_max,wall_s,wall_s_min,wall_s_max,runs" ] \
+  || fail "CSV header: $(head -1 $csv)"
+[ "$(count_lines $csv)" = 5 ] && [ "$(tail -n +2 $csv | cut -d, -f11 | sort -u)" = 2 ] || { cat $csv; fail "CSV rows"; }
 
 # a figure of an x no record has
 sed 's/x: size/x: width/' "$SPEC" >bad.yaml

@@ -205,6 +205,68 @@ static void expands_a_matrix(void **state) {
   expect_spec_error("name: m\nruns:\n  - app: heat\n    ranks: [1]\n    matrix: {--rows: 4}\n", "must be a list");
 }
 
+/* plots: tables: columns, value (one or a list), where with a list, a
+ * matrix flag as written; and every bad table names itself. */
+static void parses_tables(void **state) {
+  (void)state;
+  sweep_spec spec;
+  const char *text = "name: t\nruns:\n  - app: subgraph\n    ranks: [1]\nplots:\n  tables:\n"
+                     "    - name: metg\n      title: METG per width\n"
+                     "      columns: [label, variant, --iterations, app_data.metg_us, app_data.efficiency]\n"
+                     "      value: app_data.metg_us\n      where: {label: [metg-w2, metg-w16], backend: threads}\n"
+                     "    - name: both\n      columns: [variant, app_data.a, app_data.b]\n"
+                     "      value: [app_data.a, app_data.b]\n";
+  assert_int_equal(spec_parse_string(text, "t.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec.ntables, 2);
+  const table_spec *t = &spec.tables[0];
+  assert_string_equal(t->name, "metg");
+  assert_string_equal(t->title, "METG per width");
+  assert_int_equal(t->columns.count, 5);
+  assert_string_equal(t->columns.items[2], "iterations");
+  assert_int_equal(t->values.count, 1);
+  assert_true(table_is_value(t, 3));
+  assert_false(table_is_value(t, 4));
+  assert_int_equal(t->where_fields.count, 3);
+  assert_string_equal(t->where_fields.items[1], "label");
+  assert_string_equal(t->where_values.items[1], "metg-w16");
+  assert_string_equal(t->where_values.items[2], "threads");
+  assert_int_equal(spec.tables[1].values.count, 2);
+  assert_null(spec.tables[1].title);
+  spec_free(&spec);
+}
+
+static void rejects_bad_tables(void **state) {
+  (void)state;
+  const char *head = "name: x\nruns:\n  - app: heat\n    ranks: [1]\nplots:\n  tables:\n";
+  const struct {
+    const char *table, *message;
+  } bad[] = {
+      {"    - {name: m, colums: [variant]}\n", "table 'm': unknown key 'colums'"},
+      {"    - {name: m, columns: []}\n", "table 'm': 'columns' is empty"},
+      {"    - {name: m}\n", "missing required key 'columns'"},
+      {"    - {name: a/b, columns: [variant]}\n", "table 'a/b': 'name' must be letters"},
+      {"    - {name: m, columns: [variant]}\n    - {name: m, columns: [backend]}\n", "table 'm' is defined twice"},
+      {"    - {name: m, columns: [app_data..metg_us]}\n", "table 'm': column 'app_data..metg_us' is not a field path"},
+      {"    - {name: m, columns: [app_data.metg_us.]}\n", "is not a field path"},
+      {"    - {name: m, columns: [variant, variant]}\n", "table 'm': column 'variant' is listed twice"},
+      {"    - {name: m, columns: [variant], value: app_data.metg_us}\n",
+       "table 'm': value 'app_data.metg_us' is not one of its columns"},
+      {"    - {name: m, columns: [variant], where: {label: []}}\n", "'label' is an empty list"},
+      {"    - {name: m, columns: [variant], where: {'a b': x}}\n", "table 'm': where field 'a b' is not a field path"},
+      {"    - {name: m, columns: variant}\n", "'columns' must be a list"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", head, bad[i].table);
+    expect_spec_error(text, bad[i].message);
+  }
+  /* figures: a duplicate name, and an unknown key */
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [1]\nplots:\n  figures:\n"
+                    "    - {name: f, x: ranks, y: fom}\n    - {name: f, x: size, y: fom}\n", "figure 'f' is defined twice");
+  expect_spec_error("name: x\nruns:\n  - app: heat\n    ranks: [1]\nplots:\n  figures:\n"
+                    "    - {name: f, x: ranks, y: fom, colour: red}\n", "unknown key 'colour'");
+}
+
 static void parses_app_listing(void **state) {
   (void)state;
   app_info heat;
@@ -253,6 +315,8 @@ int main(void) {
       cmocka_unit_test(expands_the_product_repetition_outermost),
       cmocka_unit_test(expansion_checks_apps_and_variants),
       cmocka_unit_test(expands_a_matrix),
+      cmocka_unit_test(parses_tables),
+      cmocka_unit_test(rejects_bad_tables),
       cmocka_unit_test(parses_app_listing),
       cmocka_unit_test(parses_environments),
   };
