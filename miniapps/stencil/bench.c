@@ -74,7 +74,7 @@ static int corner_source(st_plan *plan, char **src) {
   st_program p;
   stencil_debug d = {0};
   MAPP_TRY(st_program_build(&p, NULL));
-  MAPP_TRY(st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, true, plan));
+  MAPP_TRY(st_plan_make(&p, ST_EDGE_W | ST_EDGE_S, ST_PLAN_FUSED, plan));
   return stencil_generate(&p, plan, MAPP_BACKEND_OMP, &d, src);
 }
 
@@ -132,7 +132,7 @@ static void bm_loaded_call(mapp_bench_state *st, void *arg) {
   stencil_debug d = {0};
   char *src = NULL;
   stencil_loaded l = {0};
-  int status = st_plan_make(&empty, 0, true, &plan);
+  int status = st_plan_make(&empty, 0, ST_PLAN_ROWS, &plan);
   if (status == MAPP_OK) status = stencil_generate(&empty, &plan, MAPP_BACKEND_SERIAL, &d, &src);
   if (status == MAPP_OK) status = cache_entry(cache_dir, src, 0, MAPP_BACKEND_SERIAL, true, &l);
   stencil_args a = {0};

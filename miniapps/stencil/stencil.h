@@ -121,9 +121,10 @@ int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stenci
 void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded);
 void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]);
 /* The P/V macros of every call, and call k at one point (its body, its
- * inline regions), shared by both generators. */
+ * inline regions; those bounded in j only with row_regions), shared by both
+ * generators. */
 void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan);
-void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k);
+void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k, bool row_regions);
 
 /* ---- state and steps ---- */
 

@@ -85,7 +85,7 @@ int stencil_hook_describe(mapp_run *run, void *state) {
   run->rec.fom = ran && run->compute_s > 0 ? updates / run->compute_s : 0.0;
   double eager_bytes = st_traffic_eager(&s->program, a->lx, a->ly);
   st_plan fused;
-  if (st_plan_make(&s->program, s->cls, true, &fused) != MAPP_OK) return MAPP_ERR_SYSTEM;
+  if (st_plan_make(&s->program, s->cls, ST_PLAN_FUSED, &fused) != MAPP_OK) return MAPP_ERR_SYSTEM;
   double fused_bytes = st_traffic_plan(&s->program, &fused, a->lx, a->ly);
   double per_step = s->cfg.mode == STENCIL_MODE_EAGER ? eager_bytes : st_traffic_plan(&s->program, &s->plan, a->lx, a->ly);
   double total = 0;

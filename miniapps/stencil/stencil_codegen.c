@@ -131,20 +131,39 @@ static void group_fields(const st_program *p, const st_plan *plan, const st_grou
   }
 }
 
-/* Is the point (gi, gj) in region g: a test on the global index. */
-static void emit_region_test(FILE *o, const st_region *g) {
+static bool region_has_j(const st_region *g) { return g->j.lo_at != ST_AT_NONE || g->j.hi_at != ST_AT_NONE; }
+
+/* One bound of a region test, on 32-bit ints (global indices are at most
+ * 2^30 + halo): SSE2, the baseline x86-64 target, has no 64-bit integer
+ * compare, and one such test in a fused loop keeps the whole loop scalar. */
+static void emit_bound(FILE *o, const char **sep, const char *index, const char *op, signed char at, int off,
+                       const char *n) {
+  if (at == ST_AT_NONE) return;
+  fprintf(o, "%s((int)%s %s (int)(", *sep, index, op);
+  st_emit_gend(o, at, off, n, "");
+  fprintf(o, "))");
+  *sep = " & "; /* no short circuit: no branch for if-conversion to undo */
+}
+
+/* Is the point (gi, gj) in region g: a test on the global index (its j
+ * part only when only_j: the row test). */
+static void emit_region_test(FILE *o, const st_region *g, bool only_j) {
   const char *sep = "";
   fprintf(o, "(");
-  if (g->i.lo_at != ST_AT_NONE) fprintf(o, "%sgi >= ", sep), st_emit_gend(o, g->i.lo_at, g->i.lo, "nx", ""), sep = " && ";
-  if (g->i.hi_at != ST_AT_NONE) fprintf(o, "%sgi < ", sep), st_emit_gend(o, g->i.hi_at, g->i.hi, "nx", ""), sep = " && ";
-  if (g->j.lo_at != ST_AT_NONE) fprintf(o, "%sgj >= ", sep), st_emit_gend(o, g->j.lo_at, g->j.lo, "ny", ""), sep = " && ";
-  if (g->j.hi_at != ST_AT_NONE) fprintf(o, "%sgj < ", sep), st_emit_gend(o, g->j.hi_at, g->j.hi, "ny", ""), sep = " && ";
+  if (!only_j) {
+    emit_bound(o, &sep, "gi", ">=", g->i.lo_at, g->i.lo, "nx");
+    emit_bound(o, &sep, "gi", "<", g->i.hi_at, g->i.hi, "nx");
+  }
+  emit_bound(o, &sep, "gj", ">=", g->j.lo_at, g->j.lo, "ny");
+  emit_bound(o, &sep, "gj", "<", g->j.hi_at, g->j.hi, "ny");
   fprintf(o, "%s)", *sep ? "" : "1");
 }
 
 /* Call k at the point: its body, then each kept region as a select on the
- * point's global index, in order (the value eager's region pass leaves). */
-void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k) {
+ * point's global index, in order (the value eager's region pass leaves).
+ * Without row_regions, the regions bounded in j are left out: the caller
+ * runs this version on rows none of them touches. */
+void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k, bool row_regions) {
   const st_call *c = &p->calls[k];
   const char *name = field(c->out);
   bool inline_regions = st_regions_inline(c);
@@ -154,14 +173,53 @@ void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, 
     fprintf(o, "        fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n", name, c->body, k, k);
   }
   for (int r = 0; r < c->nregions && inline_regions; ++r) {
-    if (!plan->region_kept[k][r]) continue;
+    if (!plan->region_kept[k][r] || (!row_regions && region_has_j(&c->regions[r]))) continue;
     const char *target = plan->demoted[c->out] ? "v_" : "fld_";
     const char *at = plan->demoted[c->out] ? "" : "[k]";
     fprintf(o, "        %s%s%s = ", target, name, at);
-    emit_region_test(o, &c->regions[r]);
+    emit_region_test(o, &c->regions[r], false);
     fprintf(o, " ? ST_CALL_%s(P_c%d, V_c%d) : %s%s%s; /* region */\n", c->regions[r].body, k, k, target, name, at);
   }
   if (plan->demoted[c->out]) fprintf(o, "        const double t_%s = v_%s;\n", name, name);
+}
+
+/* Does any kept inline region of group g touch row gj: the regions bounded
+ * in j, or'ed (into o; false and nothing written when there are none). */
+static bool emit_row_test(FILE *o, const st_program *p, const st_plan *plan, const st_group *g) {
+  bool any = false;
+  for (int k = g->first; k < g->first + g->count; ++k)
+    for (int r = 0; r < p->calls[k].nregions && st_regions_inline(&p->calls[k]); ++r) {
+      if (!plan->region_kept[k][r] || !region_has_j(&p->calls[k].regions[r])) continue;
+      fprintf(o, "%s", any ? " | " : "      const int row_regions = ");
+      emit_region_test(o, &p->calls[k].regions[r], true);
+      any = true;
+    }
+  if (any) fprintf(o, ";\n");
+  return any;
+}
+
+/* The i loop of group g over one row (with or without its j regions). */
+static void emit_row_loop(FILE *o, const st_program *p, const st_plan *plan, const st_group *g, bool row_regions) {
+  fprintf(o, "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n");
+  emit_point_prologue(o);
+  for (int k = g->first; k < g->first + g->count; ++k) stencil_emit_point_call(o, p, plan, k, row_regions);
+  fprintf(o, "      }\n");
+}
+
+/* Row j of group g (gj its global index, i_lo..i_hi its span). Rows a
+ * j-bounded region touches (a wall's row or two) get the loop with every
+ * region; the others one without those row-invariant selects, which GCC 12
+ * cannot vectorise. */
+static void emit_row(FILE *o, const st_program *p, const st_plan *plan, const st_group *g) {
+  if (emit_row_test(o, p, plan, g)) {
+    fprintf(o, "      if (row_regions) {\n");
+    emit_row_loop(o, p, plan, g, true);
+    fprintf(o, "      } else {\n");
+    emit_row_loop(o, p, plan, g, false);
+    fprintf(o, "      }\n");
+  } else {
+    emit_row_loop(o, p, plan, g, false);
+  }
 }
 
 /* Group gidx as a function of its own (into fo), called from the step
@@ -202,16 +260,58 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
   emit_extent(fo, c0->body ? &c0->extent : &(st_extent){{-ST_HALO, ST_HALO}, {-ST_HALO, ST_HALO}});
   if (c0->body) {
     if (backend == MAPP_BACKEND_OMP) fprintf(fo, "#pragma omp parallel for schedule(static)\n");
-    fprintf(fo, "    for (long j = j_lo; j < j_hi; ++j) {\n      const long gj = a->j0 + j;\n"
-                "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n");
-    emit_point_prologue(fo);
-    for (int k = g->first; k < g->first + g->count; ++k) stencil_emit_point_call(fo, p, plan, k);
-    fprintf(fo, "      }\n    }\n");
+    fprintf(fo, "    for (long j = j_lo; j < j_hi; ++j) {\n      const long gj = a->j0 + j;\n");
+    emit_row(fo, p, plan, g);
+    fprintf(fo, "    }\n");
   }
   for (int k = g->first; k < g->first + g->count; ++k)
     if (!st_regions_inline(&p->calls[k])) emit_regions(fo, p, plan, k);
   for (int k = g->first; k < g->first + g->count; ++k) emit_debug_after(fo, p, plan, k, d);
   fprintf(fo, "    (void)i_lo; (void)i_hi; (void)j_lo; (void)j_hi;\n  }\n}\n\n");
+}
+
+/* A pipe of several groups as one function: one sweep over rows in which
+ * each group runs its row `lag` rows behind the first (st_pipe). Its arrays
+ * are restrict parameters as for a group: no two share a pool slot. */
+static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q) {
+  const st_pipe *pipe = &plan->pipes[q];
+  bool used[ST_NFIELDS] = {false}, mine[ST_NFIELDS];
+  fprintf(o, "  /* groups %d to %d, swept together by rows:", pipe->first, pipe->first + pipe->count - 1);
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_group *g = &plan->groups[pipe->first + m];
+    for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
+    fprintf(o, "%s", m + 1 < pipe->count ? " |" : " */\n");
+    group_fields(p, plan, g, mine);
+    for (int f = 0; f < ST_NFIELDS; ++f) used[f] |= mine[f];
+  }
+  fprintf(fo, "static void pipe%d(const stencil_args *args, stencil_hooks *hk", q);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
+  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
+              "  const long s = a->stride;\n  (void)s; (void)hk;\n");
+  fprintf(o, "  pipe%d(a, hk", q);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(o, ", f[%d]", f);
+  fprintf(o, ");\n");
+  /* the sweep covers every group's rows, shifted by its lag */
+  int lo = 0, hi = 0;
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
+    if (m == 0 || e->j.lo + pipe->lag[m] < lo) lo = e->j.lo + pipe->lag[m];
+    if (m == 0 || e->j.hi + pipe->lag[m] > hi) hi = e->j.hi + pipe->lag[m];
+  }
+  fprintf(fo, "  for (long sweep = %d; sweep < a->ly + %d; ++sweep) {\n", lo, hi);
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_group *g = &plan->groups[pipe->first + m];
+    const st_extent *e = &p->calls[g->first].extent;
+    fprintf(fo, "    { /* group %d, %d rows behind */\n      const long j = sweep - %d;\n", pipe->first + m,
+            pipe->lag[m], pipe->lag[m]);
+    fprintf(fo, "      if (j >= %d && j < a->ly + %d) {\n      const long i_lo = %d, i_hi = a->lx + %d;\n"
+                "      const long gj = a->j0 + j;\n", e->j.lo, e->j.hi, e->i.lo, e->i.hi);
+    emit_row(fo, p, plan, g);
+    fprintf(fo, "      }\n    }\n");
+  }
+  fprintf(fo, "  }\n}\n\n");
 }
 
 static void emit_exchange(FILE *o, const st_exchange *e) {
@@ -233,9 +333,9 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
   st_class_name(plan->cls, cls, sizeof cls);
   stencil_debug_describe(debug, dbg, sizeof dbg);
   fprintf(o, "/* Generated by mapp-stencil: the whole shallow-water step for code-path class '%s',\n"
-             " * backend %s, debug passes %s. %d stencil calls in %d loops, %d regions kept, %d removed,\n"
-             " * %d of %d temporaries demoted to locals, the rest in %d pooled arrays. */\n",
-          cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->nregions_kept,
+             " * backend %s, debug passes %s. %d stencil calls in %d loops (%d passes over the rows), %d regions\n"
+             " * kept, %d removed, %d of %d temporaries demoted to locals, the rest in %d pooled arrays. */\n",
+          cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->npipes, plan->nregions_kept,
           plan->nregions_removed, plan->ndemoted, plan->ntemps, plan->nslots);
   fprintf(o, "#include \"stencil_kernels.h\"\n\n");
   fprintf(o, "const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
@@ -256,9 +356,13 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
     return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
   }
   int e = 0;
-  for (int g = 0; g < plan->ngroups; ++g) {
-    while (e < plan->nexchanges && plan->exchanges[e].before == plan->groups[g].first) emit_exchange(b, &plan->exchanges[e++]);
-    emit_group(o, b, p, plan, g, backend, debug);
+  for (int q = 0; q < plan->npipes; ++q) {
+    const st_pipe *pipe = &plan->pipes[q];
+    /* exchanges come only before a pipe's first group (make_pipes) */
+    while (e < plan->nexchanges && plan->exchanges[e].before == plan->groups[pipe->first].first)
+      emit_exchange(b, &plan->exchanges[e++]);
+    if (pipe->count > 1) emit_pipe(o, b, p, plan, q);
+    else emit_group(o, b, p, plan, pipe->first, backend, debug);
   }
   fclose(b);
   fprintf(o, "\nint stencil_generated_step(const stencil_args *args, double *const *f, stencil_hooks *hk);\n"

@@ -56,7 +56,7 @@ static void emit_kernels(FILE *o, const st_program *p, const st_plan *plan) {
       params(o, used);
       fprintf(o, ") {\n");
       kernel_prologue(o, "i_lo", "j_lo", "i_hi", "j_hi");
-      for (int k = gr->first; k < gr->first + gr->count; ++k) stencil_emit_point_call(o, p, plan, k);
+      for (int k = gr->first; k < gr->first + gr->count; ++k) stencil_emit_point_call(o, p, plan, k, true);
       fprintf(o, "}\n");
     }
     for (int k = gr->first; k < gr->first + gr->count; ++k)

@@ -301,11 +301,19 @@ static int halo_schedule(const st_program *p, st_plan *plan) {
   return MAPP_OK;
 }
 
+static int pipe_of_group(const st_plan *plan, int g) {
+  for (int q = 0; q < plan->npipes; ++q)
+    if (g >= plan->pipes[q].first && g < plan->pipes[q].first + plan->pipes[q].count) return q;
+  return -1;
+}
+
+/* Pooled arrays by liveness in pipes (the loops of one pipe run together,
+ * so their arrays must all be distinct). */
 static void assign_slots(const st_program *p, st_plan *plan) {
   int first[ST_NFIELDS], last[ST_NFIELDS];
   for (int f = 0; f < ST_NFIELDS; ++f) first[f] = -1, last[f] = -1;
   for (int k = 0; k < p->ncalls; ++k) {
-    int g = st_plan_group_of(plan, k);
+    int g = pipe_of_group(plan, st_plan_group_of(plan, k));
     const st_call *c = &p->calls[k];
     if (first[c->out] < 0) first[c->out] = g;
     if (last[c->out] < g) last[c->out] = g;
@@ -313,11 +321,11 @@ static void assign_slots(const st_program *p, st_plan *plan) {
       if (last[c->in[n].field] < g) last[c->in[n].field] = g;
   }
   /* Greedy interval colouring in order of first use: a slot is free again
-   * after the last group that reads its current temporary. */
+   * after the last pipe that reads its current temporary. */
   int slot_free_after[ST_NFIELDS];
   plan->nslots = 0;
   for (int f = 0; f < ST_NFIELDS; ++f) plan->slot[f] = -1;
-  for (int g = 0; g < plan->ngroups; ++g)
+  for (int g = 0; g < plan->npipes; ++g)
     for (int f = ST_NSTATE; f < ST_NFIELDS; ++f) {
       if (first[f] != g || plan->demoted[f]) continue;
       int s = 0;
@@ -328,8 +336,86 @@ static void assign_slots(const st_program *p, st_plan *plan) {
     }
 }
 
-int st_plan_make(const st_program *p, int cls, bool fuse, st_plan *plan) {
+/* How group g touches each field: written (as an array), and the rows it
+ * reads around its own (dj_lo..dj_hi); demoted temporaries never leave it. */
+typedef struct {
+  bool writes[ST_NFIELDS], reads[ST_NFIELDS];
+  int dj_lo[ST_NFIELDS], dj_hi[ST_NFIELDS];
+} group_access;
+
+static void access_of(const st_program *p, const st_plan *plan, int g, group_access *x) {
+  memset(x, 0, sizeof *x);
+  const st_group *gr = &plan->groups[g];
+  for (int k = gr->first; k < gr->first + gr->count; ++k) {
+    const st_call *c = &p->calls[k];
+    for (int n = 0; n < c->nin; ++n) {
+      int f = c->in[n].field;
+      if (plan->demoted[f]) continue;
+      if (!x->reads[f] || c->in[n].dj_lo < x->dj_lo[f]) x->dj_lo[f] = c->in[n].dj_lo;
+      if (!x->reads[f] || c->in[n].dj_hi > x->dj_hi[f]) x->dj_hi[f] = c->in[n].dj_hi;
+      x->reads[f] = true;
+    }
+    if (!plan->demoted[c->out]) x->writes[c->out] = true;
+  }
+}
+
+/* Can group g be swept row by row: a loop over its extent whose regions
+ * all apply inside it (none runs after the loop)? */
+static bool row_sweepable(const st_program *p, const st_plan *plan, int g) {
+  const st_group *gr = &plan->groups[g];
+  for (int k = gr->first; k < gr->first + gr->count; ++k) {
+    if (!p->calls[k].body) return false;
+    bool kept = false;
+    for (int r = 0; r < p->calls[k].nregions; ++r) kept |= plan->region_kept[k][r];
+    if (kept && !st_regions_inline(&p->calls[k])) return false;
+  }
+  return true;
+}
+
+/* The smallest lag of group g behind the pipe's first row that respects
+ * every dependence on the groups before it in the pipe (lag[] theirs);
+ * -1 beyond ST_MAX_LAG. Flow: g reads row r + dj_hi of what an earlier
+ * group writes, so it trails by dj_hi. Anti: an earlier group reads row
+ * r - dj_lo last of what g overwrites at r, so g trails by -dj_lo. Output:
+ * not ahead. */
+static int lag_for(const st_program *p, const st_plan *plan, const st_pipe *pipe, int g) {
+  group_access mine, prev;
+  access_of(p, plan, g, &mine);
+  int lag = 0;
+  for (int m = 0; m < pipe->count; ++m) {
+    access_of(p, plan, pipe->first + m, &prev);
+    int need = pipe->lag[m];
+    for (int f = 0; f < ST_NFIELDS; ++f) {
+      if (prev.writes[f] && mine.reads[f] && pipe->lag[m] + mine.dj_hi[f] > need) need = pipe->lag[m] + mine.dj_hi[f];
+      if (prev.reads[f] && mine.writes[f] && pipe->lag[m] - prev.dj_lo[f] > need) need = pipe->lag[m] - prev.dj_lo[f];
+    }
+    if (need > lag) lag = need;
+  }
+  return lag <= ST_MAX_LAG ? lag : -1;
+}
+
+/* Pipes: each group alone, or (ST_PLAN_ROWS) consecutive row-sweepable
+ * groups with no halo exchange between them swept together. */
+static void make_pipes(const st_program *p, st_plan *plan, bool rows, const bool *exchange_before) {
+  plan->npipes = 0;
+  for (int g = 0; g < plan->ngroups; ++g) {
+    st_pipe *q = plan->npipes ? &plan->pipes[plan->npipes - 1] : NULL;
+    int lag = -1;
+    if (rows && q && !exchange_before[plan->groups[g].first] && row_sweepable(p, plan, g) &&
+        row_sweepable(p, plan, q->first + q->count - 1))
+      lag = lag_for(p, plan, q, g);
+    if (lag >= 0) {
+      q->lag[q->count++] = lag;
+    } else {
+      q = &plan->pipes[plan->npipes++];
+      *q = (st_pipe){.first = g, .count = 1};
+    }
+  }
+}
+
+int st_plan_make(const st_program *p, int cls, st_plan_level level, st_plan *plan) {
   memset(plan, 0, sizeof *plan);
+  bool fuse = level != ST_PLAN_SEPARATE;
   plan->cls = cls;
   plan->fuse = fuse;
   MAPP_TRY(halo_schedule(p, plan));
@@ -368,6 +454,7 @@ int st_plan_make(const st_program *p, int cls, bool fuse, st_plan *plan) {
     plan->demoted[f] = local && writes == 1 && p->calls[writer].body;
     plan->ndemoted += plan->demoted[f];
   }
+  make_pipes(p, plan, level == ST_PLAN_ROWS, exchange_before);
   assign_slots(p, plan);
   return MAPP_OK;
 }
@@ -390,22 +477,25 @@ double st_traffic_eager(const st_program *p, long lx, long ly) {
 
 double st_traffic_plan(const st_program *p, const st_plan *plan, long lx, long ly) {
   double bytes = 0;
-  for (int g = 0; g < plan->ngroups; ++g) {
-    const st_group *gr = &plan->groups[g];
-    const st_call *c0 = &p->calls[gr->first];
-    if (!c0->body) continue;
+  for (int q = 0; q < plan->npipes; ++q) {
+    const st_pipe *pipe = &plan->pipes[q];
     bool read[ST_NFIELDS] = {false}, written[ST_NFIELDS] = {false};
-    int moved = 0;
-    for (int k = gr->first; k < gr->first + gr->count; ++k) {
-      const st_call *c = &p->calls[k];
-      for (int n = 0; n < c->nin; ++n) {
-        int f = c->in[n].field;
-        if (plan->demoted[f] || read[f] || written[f]) continue; /* in registers or cache */
-        read[f] = true, ++moved;
+    for (int g = pipe->first; g < pipe->first + pipe->count; ++g) {
+      const st_group *gr = &plan->groups[g];
+      const st_call *c0 = &p->calls[gr->first];
+      if (!c0->body) continue;
+      int moved = 0;
+      for (int k = gr->first; k < gr->first + gr->count; ++k) {
+        const st_call *c = &p->calls[k];
+        for (int n = 0; n < c->nin; ++n) {
+          int f = c->in[n].field;
+          if (plan->demoted[f] || read[f] || written[f]) continue; /* in registers or cache */
+          read[f] = true, ++moved;
+        }
+        if (!plan->demoted[c->out] && !written[c->out]) written[c->out] = true, ++moved;
       }
-      if (!plan->demoted[c->out] && !written[c->out]) written[c->out] = true, ++moved;
+      bytes += 8.0 * moved * cells(&c0->extent, lx, ly);
     }
-    bytes += 8.0 * moved * cells(&c0->extent, lx, ly);
   }
   return bytes;
 }

@@ -120,6 +120,25 @@ typedef struct {
   int first, count; /* consecutive calls */
 } st_group;
 
+/* Consecutive fused loops swept together row by row (the serial backend's
+ * plan): in sweep step t, group first + m runs its row t - lag[m]. The lags
+ * make every row a group reads already written by the loops before it, and
+ * every row it overwrites already read by them, so the answer is the one
+ * loop after loop gives, bit for bit; what flows between the loops is read
+ * back while it is still in cache. */
+typedef struct {
+  int first, count; /* groups */
+  int lag[ST_MAX_CALLS];
+} st_pipe;
+
+#define ST_MAX_LAG 4 /* rows a loop may trail the first of its pipe by */
+
+typedef enum {
+  ST_PLAN_SEPARATE, /* every stencil its own loop (debug passes check after each) */
+  ST_PLAN_FUSED,    /* consecutive stencils fused into loops */
+  ST_PLAN_ROWS,     /* fused, and consecutive loops swept together by rows (serial) */
+} st_plan_level;
+
 typedef struct {
   int cls;
   bool fuse;                /* off when debug passes want every stencil on its own */
@@ -134,14 +153,16 @@ typedef struct {
   int nslots;
   int ntemps;               /* temporaries of the step (what eager allocates) */
   int ndemoted;
+  int npipes;
+  st_pipe pipes[ST_MAX_CALLS]; /* every group in exactly one, in order (most alone) */
 } st_plan;
 
-int st_plan_make(const st_program *p, int cls, bool fuse, st_plan *plan);
+int st_plan_make(const st_program *p, int cls, st_plan_level level, st_plan *plan);
 
 /* Compulsory traffic of one step in bytes (fields read and written once per
  * loop, from the extents) for a rank of lx x ly cells: eager (every stencil
- * reads its inputs and writes its output) and the plan (once per fused loop,
- * demoted temporaries never). */
+ * reads its inputs and writes its output) and the plan (once per pipe of
+ * fused loops, demoted temporaries never). */
 double st_traffic_eager(const st_program *p, long lx, long ly);
 double st_traffic_plan(const st_program *p, const st_plan *plan, long lx, long ly);
 

@@ -229,7 +229,10 @@ static int prepare_orchestrated(stencil_state *s) {
   const stencil_config *c = &s->cfg;
   bool may_build = c->mode != STENCIL_MODE_RUN;
   bool load = c->mode != STENCIL_MODE_BUILD;
-  MAPP_TRY(st_plan_make(&s->program, s->cls, !stencil_debug_any(&c->debug), &s->plan));
+  st_plan_level level = stencil_debug_any(&c->debug) ? ST_PLAN_SEPARATE
+                        : c->backend == MAPP_BACKEND_SERIAL ? ST_PLAN_ROWS /* a row sweep is one thread's */
+                                                            : ST_PLAN_FUSED;
+  MAPP_TRY(st_plan_make(&s->program, s->cls, level, &s->plan));
   MPI_Comm class_comm;
   MAPP_MPI(MPI_Comm_split(s->comm, s->cls, s->rank, &class_comm));
   int class_rank;

@@ -14,7 +14,7 @@ static int build_class(const char *dir, int cls) {
   stencil_loaded loaded = {0};
   stencil_cache_stats stats;
   MAPP_TRY(st_program_build(&p, NULL));
-  MAPP_TRY(st_plan_make(&p, cls, true, &plan));
+  MAPP_TRY(st_plan_make(&p, cls, ST_PLAN_FUSED, &plan));
   MAPP_TRY(stencil_generate(&p, &plan, MAPP_BACKEND_CUDA, &debug, &source));
   int status = stencil_key_make(source, cls, MAPP_BACKEND_CUDA, "none", &key);
   if (status == MAPP_OK) status = stencil_cache_get(dir, &key, source, true, false, &loaded, &stats);
