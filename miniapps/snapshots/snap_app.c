@@ -35,6 +35,8 @@ typedef struct {
   snap_estimate est;
   const char *layers_name;
   size_t host_total;          /* the host budget (wavefields included) */
+  size_t device_total;        /* the device budget (device fields included); 0 without the device layer */
+  snap_placement plan;        /* where uncompressed snapshots go under the budgets */
   bool host_explicit;
   size_t rss_before, rss_peak;
   bool estimate_only, fell_back;
@@ -71,6 +73,8 @@ static int choose_layers(mapp_run *run, snap_state *s) {
   }
   s->st.mode = mode;
   s->st.store.layers = mode == SNAP_MODE_MEMORY ? 0 : mask;
+  /* Non-NULL here: a CUDA build (checked above) has the device tier. */
+  if (mask & (1u << SNAP_LAYER_DEVICE)) s->st.store.device = snap_cuda_device_ops();
   return MAPP_OK;
 }
 
@@ -105,14 +109,35 @@ static int layer_budget(mapp_run *run, snap_state *s, snap_layer l, size_t *budg
   int local;
   MAPP_TRY(ranks_on_node(run->mpi.comm, &local));
   size_t avail = 0;
-  if (l == SNAP_LAYER_HOST) avail = snap_host_available();
-  else if (l == SNAP_LAYER_DISK) MAPP_TRY(snap_disk_available(s->st.store.disk_dir, &avail));
+  if (l == SNAP_LAYER_HOST) {
+    avail = snap_host_available();
+  } else if (l == SNAP_LAYER_DISK) {
+    MAPP_TRY(snap_disk_available(s->st.store.disk_dir, &avail));
+  } else {
+    /* Every rank uses the same device (mapp selects none per rank), so the
+     * ranks on a node share its free memory as they share MemAvailable. */
+    if (!s->st.store.device) return mapp_fail(MAPP_ERR_INPUT, "the device layer needs a GPU build");
+    MAPP_TRY(s->st.store.device->available(&avail));
+  }
   *budget = (size_t)(perc * (double)avail / local);
   return MAPP_OK;
 }
 
-/* Budgets per layer, the wavefields out of the host's, and what the
- * snapshots need against what the layers give. */
+/* The device's budget: its fields first (as the host's budget includes
+ * the wavefields), the rest for the device tier's snapshots. */
+static int set_device_budget(mapp_run *run, snap_state *s) {
+  snap_store_config *sc = &s->st.store;
+  MAPP_TRY(layer_budget(run, s, SNAP_LAYER_DEVICE, &s->device_total));
+  if (s->device_total < s->est.device)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "device budget of %zu bytes cannot hold even the wavefields and model on the device (%zu bytes)",
+                     s->device_total, s->est.device);
+  sc->budget[SNAP_LAYER_DEVICE] = s->device_total - s->est.device;
+  return MAPP_OK;
+}
+
+/* Budgets per layer, the wavefields out of the host's (and the device's),
+ * and what the snapshots need against what the layers give. */
 static int set_budgets(mapp_run *run, snap_state *s) {
   snap_store_config *sc = &s->st.store;
   MAPP_TRY(layer_budget(run, s, SNAP_LAYER_HOST, &s->host_total));
@@ -123,47 +148,54 @@ static int set_budgets(mapp_run *run, snap_state *s) {
                      s->host_total, fixed);
   if (sc->layers & (1u << SNAP_LAYER_HOST)) sc->budget[SNAP_LAYER_HOST] = s->host_total - fixed;
   if (sc->layers & (1u << SNAP_LAYER_DISK)) MAPP_TRY(layer_budget(run, s, SNAP_LAYER_DISK, &sc->budget[SNAP_LAYER_DISK]));
-  /* The device tier keeps no snapshots yet (they leave the device as they
-   * are made); its budget is recorded, not counted. */
-  if ((sc->layers & (1u << SNAP_LAYER_DEVICE)) && s->opt.budget[SNAP_LAYER_DEVICE])
-    MAPP_TRY(snap_parse_size(s->opt.budget[SNAP_LAYER_DEVICE], &sc->budget[SNAP_LAYER_DEVICE]));
-  /* Disk snapshots are padded to 4 KiB blocks (direct I/O). */
-  size_t per = s->est.snapshot_bytes, per_disk = (per + 4095) / 4096 * 4096;
+  if (sc->layers & (1u << SNAP_LAYER_DEVICE)) MAPP_TRY(set_device_budget(run, s));
+  /* The latest on the device, the earliest on disk; blocks are aligned per
+   * layer (disk: 4 KiB for direct I/O). The store follows the same plan. */
+  snap_placement_plan(sc->layers, sc->budget, s->est.snapshot_bytes, s->est.nsnap, &s->plan);
   s->needed = s->est.snapshots;
-  size_t per_host = (per + 63) / 64 * 64; /* host blocks are 64-byte aligned */
-  size_t host_n = sc->budget[SNAP_LAYER_HOST] / per_host, left = host_n >= (size_t)s->est.nsnap ? 0 : (size_t)s->est.nsnap - host_n;
-  bool fits = left * per_disk <= sc->budget[SNAP_LAYER_DISK];
-  s->given = sc->budget[SNAP_LAYER_HOST] + sc->budget[SNAP_LAYER_DISK];
-  int all_fit = fits, agreed;
+  s->given = sc->budget[SNAP_LAYER_DEVICE] + sc->budget[SNAP_LAYER_HOST] + sc->budget[SNAP_LAYER_DISK];
+  int all_fit = s->plan.unplaced == 0, agreed;
   MAPP_MPI(MPI_Allreduce(&all_fit, &agreed, 1, MPI_INT, MPI_MIN, run->mpi.comm));
-  if (agreed || sc->compression != SNAP_COMP_NONE) return MAPP_OK; /* compressed sizes are learnt at run time */
+  /* Compressed sizes are learnt at run time (the device tier stores raw,
+   * so a device-only run must fit uncompressed). */
+  bool device_only = sc->layers == (1u << SNAP_LAYER_DEVICE);
+  if (agreed || (sc->compression != SNAP_COMP_NONE && !device_only)) return MAPP_OK;
   if (!s->opt.recompute)
     return mapp_fail(MAPP_ERR_INPUT,
-                     "snapshots need %zu bytes per rank but the budgets give %zu (host %zu, disk %zu); use --recompute "
-                     "or larger budgets",
-                     s->needed, s->given, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK]);
-  /* --recompute: keep what fits in host memory as revolve's checkpoints. */
-  size_t slot = 2 * per;
-  long slots = (long)(sc->budget[SNAP_LAYER_HOST] / slot);
+                     "snapshots need %zu bytes per rank but the budgets give %zu (device %zu, host %zu, disk %zu); use "
+                     "--recompute or larger budgets",
+                     s->needed, s->given, sc->budget[SNAP_LAYER_DEVICE], sc->budget[SNAP_LAYER_HOST],
+                     sc->budget[SNAP_LAYER_DISK]);
+  /* --recompute: keep what fits in host memory as revolve's checkpoints
+   * (revolve keeps them in host memory whichever layers were asked for). */
+  size_t slot = 2 * s->est.snapshot_bytes, room = s->host_total - fixed;
+  long slots = (long)(room / slot);
   MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG, MPI_MIN, run->mpi.comm));
   if (slots < 1)
     return mapp_fail(MAPP_ERR_INPUT, "--recompute: not even one checkpoint (%zu bytes) fits the host budget's %zu bytes left",
-                     slot, sc->budget[SNAP_LAYER_HOST]);
+                     slot, room);
   s->st.mode = SNAP_MODE_REVOLVE;
   s->st.checkpoints = (int)(slots < s->opt.cfg.nt ? slots : s->opt.cfg.nt);
   s->fell_back = true;
   return MAPP_OK;
 }
 
+/* What the device holds besides snapshots (0 on a CPU backend). */
+static size_t device_fixed(const mapp_run *run, const snap_state *s) {
+  return run->backend == MAPP_BACKEND_CUDA ? s->est.device : 0;
+}
+
 static void print_estimate(mapp_run *run, const snap_state *s) {
   if (run->mpi.rank != 0 || run->common.quiet) return;
   const snap_store_config *sc = &s->st.store;
+  const snap_placement *pl = &s->plan;
   printf("estimate (bytes per rank, rank 0): host %zu (wavefields and model %zu, buffers %zu), device %zu, "
-         "snapshots %zu (upper bound: %ld x %zu); layers %s: budgets host %zu, disk %zu, device %zu\n",
-         s->est.wavefields + s->est.buffers, s->est.wavefields, s->est.buffers,
-         run->backend == MAPP_BACKEND_CUDA ? s->est.wavefields : (size_t)0, s->est.snapshots, s->est.nsnap,
-         s->est.snapshot_bytes, s->layers_name, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK],
-         sc->budget[SNAP_LAYER_DEVICE]);
+         "snapshots %zu (upper bound: %ld x %zu); layers %s: budgets host %zu, disk %zu, device %zu; "
+         "uncompressed placement: device %ld (the latest), host %ld, disk %ld (the earliest), no room %ld\n",
+         s->est.wavefields + s->est.buffers, s->est.wavefields, s->est.buffers, device_fixed(run, s), s->est.snapshots,
+         s->est.nsnap, s->est.snapshot_bytes, s->layers_name, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK],
+         sc->budget[SNAP_LAYER_DEVICE], pl->count[SNAP_LAYER_DEVICE], pl->count[SNAP_LAYER_HOST],
+         pl->count[SNAP_LAYER_DISK], pl->unplaced);
 }
 
 static int fill_store_config(mapp_run *run, snap_state *s) {
@@ -347,6 +379,7 @@ static int snap_describe(mapp_run *run, void *state) {
   json_object_set_new(x, "peak_rss_bytes", json_real(rss));
   json_object_set_new(x, "rss_before_bytes", json_real((double)s->rss_before));
   json_object_set_new(x, "host_budget_bytes", json_real((double)s->host_total));
+  json_object_set_new(x, "device_budget_bytes", json_real((double)s->device_total));
   json_object_set_new(x, "recompute", json_boolean(s->st.mode == SNAP_MODE_REVOLVE));
   json_object_set_new(x, "checkpoints", json_integer(s->st.mode == SNAP_MODE_REVOLVE ? s->st.checkpoints : 0));
   json_object_set_new(x, "recomputation_factor",
@@ -356,8 +389,13 @@ static int snap_describe(mapp_run *run, void *state) {
   json_object_set_new(x, "prefetch_depth", json_integer(s->st.store.prefetch_depth));
   json_t *est = json_pack("{s:f,s:f,s:f,s:f}", "host_wavefields_bytes", (double)s->est.wavefields,
                           "host_buffers_bytes", (double)s->est.buffers, "snapshots_upper_bound_bytes",
-                          (double)s->est.snapshots, "device_bytes",
-                          run->backend == MAPP_BACKEND_CUDA ? (double)s->est.wavefields : 0.0);
+                          (double)s->est.snapshots, "device_bytes", (double)device_fixed(run, s));
+  if (!est) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's estimate");
+  /* Rank 0's plan for uncompressed snapshots (streamed runs; zeros otherwise). */
+  double planned[SNAP_NLAYERS];
+  for (int l = 0; l < SNAP_NLAYERS; l++) planned[l] = (double)s->plan.count[l];
+  json_object_set_new(est, "snapshots_per_layer", layer_object(planned));
+  json_object_set_new(est, "snapshots_without_room", json_real((double)s->plan.unplaced));
   json_object_set_new(x, "estimate", est);
   json_object_set_new(x, "estimate_only", json_boolean(s->estimate_only));
   run->rec.extra = x;

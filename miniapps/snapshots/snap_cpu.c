@@ -114,4 +114,6 @@ const snap_ops snap_cpu_ops = {
     .image = cpu_image,
     .to_host = cpu_copy,
     .from_host = cpu_copy,
+    /* The CPU's fields are host memory: a snapshot held there is read in place. */
+    .image_in_place = cpu_image,
 };

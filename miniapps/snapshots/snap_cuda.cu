@@ -1,8 +1,13 @@
 /* The CUDA backend: wavefields, model and image accumulators on the
  * device; the stencil is snap_kernel.h's snap_update, the same per-point
- * code the CPU runs. A snapshot leaves the device by cudaMemcpyAsync on its
- * own stream into the store's (page-locked) staging buffer while the next
- * step computes; then the host and disk layers take it as on the CPU.
+ * code the CPU runs. A snapshot is packed on the compute stream after the
+ * step that produced it, then copied on the copy stream while the next
+ * step computes: into the store's (page-locked) staging buffer, for the
+ * host and disk layers as on the CPU, or device to device into a slot of
+ * the device tier's pool (snap_cuda_device_ops), which the adjoint's
+ * imaging reads in place. Ordering is by events: `produced` (the pack is
+ * done: the copy may start) and `copied` (the copy out of the pack buffer
+ * is done: the next pack may overwrite it, the imaging may read the pool).
  * Halo planes along x are staged through pinned host buffers for MPI.
  *
  * Without a GPU the driver refuses --backend cuda before any of this runs
@@ -28,7 +33,8 @@ struct weights {
 
 struct device_state {
   cudaStream_t compute = nullptr, copy = nullptr;
-  cudaEvent_t produced = nullptr;
+  cudaEvent_t produced = nullptr;  /* on compute: a snapshot is packed */
+  cudaEvent_t copied = nullptr;    /* on copy: the last copy out of the pack buffer is done */
   double *pack = nullptr;          /* device interior buffer for snapshots */
   size_t pack_bytes = 0;
   long *idx = nullptr;             /* device indices and values for inject/sample */
@@ -47,10 +53,25 @@ int check(cudaError_t e, const char *what) {
 }
 
 int ensure_streams() {
-  if (dev.compute) return MAPP_OK;
-  MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.compute, cudaStreamNonBlocking), "creating the compute stream"));
-  MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.copy, cudaStreamNonBlocking), "creating the copy stream"));
-  return check(cudaEventCreateWithFlags(&dev.produced, cudaEventDisableTiming), "creating an event");
+  if (!dev.compute)
+    MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.compute, cudaStreamNonBlocking), "creating the compute stream"));
+  if (!dev.copy) MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.copy, cudaStreamNonBlocking), "creating the copy stream"));
+  if (!dev.produced) MAPP_TRY(check(cudaEventCreateWithFlags(&dev.produced, cudaEventDisableTiming), "creating an event"));
+  /* Waiting on `copied` before it was ever recorded is a no-op (CUDA's rule). */
+  if (!dev.copied) MAPP_TRY(check(cudaEventCreateWithFlags(&dev.copied, cudaEventDisableTiming), "creating an event"));
+  return MAPP_OK;
+}
+
+/* The device interior buffer snapshots are packed into (sized once: every
+ * snapshot has the same size; only reallocated, synchronously, if not). */
+int ensure_pack(size_t bytes) {
+  if (bytes <= dev.pack_bytes) return MAPP_OK;
+  MAPP_TRY(check(cudaDeviceSynchronize(), "finishing the work on the old snapshot buffer"));
+  MAPP_TRY(check(cudaFree(dev.pack), "freeing the old snapshot buffer"));
+  dev.pack = nullptr, dev.pack_bytes = 0;
+  MAPP_TRY(check(cudaMalloc(&dev.pack, bytes), "allocating the snapshot buffer"));
+  dev.pack_bytes = bytes;
+  return MAPP_OK;
 }
 
 int ensure_scratch(long n) {
@@ -206,18 +227,17 @@ int ensure_pinned(const void *host, size_t bytes) {
 
 int cuda_snapshot_out(const snap_grid *g, const double *field, double *host) {
   size_t bytes = sizeof(double) * g->interior;
-  if (bytes > dev.pack_bytes) {
-    cudaFree(dev.pack);
-    MAPP_TRY(check(cudaMalloc(&dev.pack, bytes), "allocating the snapshot buffer"));
-    dev.pack_bytes = bytes;
-  }
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(ensure_pack(bytes));
   MAPP_TRY(ensure_pinned(host, bytes));
   /* Pack after the step that produced the field; copy on the copy stream. */
   MAPP_TRY(check(cudaStreamSynchronize(dev.copy), "the previous snapshot copy"));
   pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, dev.pack);
+  MAPP_TRY(check(cudaGetLastError(), "launching the snapshot pack"));
   MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
   MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the snapshot copy"));
-  return check(cudaMemcpyAsync(host, dev.pack, bytes, cudaMemcpyDeviceToHost, dev.copy), "copying a snapshot out");
+  MAPP_TRY(check(cudaMemcpyAsync(host, dev.pack, bytes, cudaMemcpyDeviceToHost, dev.copy), "copying a snapshot out"));
+  return check(cudaEventRecord(dev.copied, dev.copy), "recording a snapshot copy event");
 }
 
 int cuda_snapshot_wait(void) { return check(cudaStreamSynchronize(dev.copy), "waiting for a snapshot copy"); }
@@ -225,11 +245,7 @@ int cuda_snapshot_wait(void) { return check(cudaStreamSynchronize(dev.copy), "wa
 int cuda_image(const snap_grid *g, double *grad, const double *snapshot, const double *next, const double *cur,
                const double *prev, double *abs_d2) {
   size_t bytes = sizeof(double) * g->interior;
-  if (bytes > dev.pack_bytes) {
-    cudaFree(dev.pack);
-    MAPP_TRY(check(cudaMalloc(&dev.pack, bytes), "allocating the snapshot buffer"));
-    dev.pack_bytes = bytes;
-  }
+  MAPP_TRY(ensure_pack(bytes));
   MAPP_TRY(check(cudaMemcpyAsync(dev.pack, snapshot, bytes, cudaMemcpyHostToDevice, dev.compute), "copying a snapshot in"));
   image_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), grad, dev.pack, next, cur, prev, abs_d2);
   /* The snapshot's host buffer is released (reused) after this returns. */
@@ -246,12 +262,93 @@ int cuda_from_host(const snap_grid *g, const double *host_padded, double *field)
   return check(cudaMemcpy(field, host_padded, sizeof(double) * g->padded, cudaMemcpyHostToDevice), "writing a field");
 }
 
+/* The imaging condition reading a device-tier snapshot where it is (a
+ * slot of the pool): no copy at all. device_get made the compute stream
+ * wait for the pool's copies; the slot is not written again before the
+ * next forward, whose copies follow this kernel (stream order, then the
+ * `produced` event), so nothing here needs to wait. */
+int cuda_image_in_place(const snap_grid *g, double *grad, const double *snapshot, const double *next,
+                        const double *cur, const double *prev, double *abs_d2) {
+  image_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), grad, snapshot, next, cur, prev, abs_d2);
+  return check(cudaGetLastError(), "launching the imaging condition on a device snapshot");
+}
+
 const snap_ops cuda_ops = {
     "cuda",          cuda_alloc,         cuda_release,       cuda_set_coeffs, cuda_free_coeffs,
     cuda_step,       cuda_inject,        cuda_sample,        cuda_exchange,   cuda_snapshot_out,
-    cuda_snapshot_wait, cuda_image,      cuda_to_host,       cuda_from_host,
+    cuda_snapshot_wait, cuda_image,      cuda_to_host,       cuda_from_host,  cuda_image_in_place,
+};
+
+/* ------------------------------------------------------------ the device tier */
+
+int device_available(size_t *bytes) {
+  size_t free_bytes = 0, total_bytes = 0;
+  MAPP_TRY(check(cudaMemGetInfo(&free_bytes, &total_bytes), "querying the free device memory"));
+  *bytes = free_bytes;
+  return MAPP_OK;
+}
+
+/* One allocation for the whole tier, at setup (never one per snapshot). A
+ * pool the device cannot hold is the budget's fault: an input error. */
+int device_pool_alloc(size_t bytes, void **pool) {
+  *pool = nullptr;
+  if (bytes == 0) return MAPP_OK;
+  MAPP_TRY(ensure_streams());
+  cudaError_t e = cudaMalloc(pool, bytes);
+  if (e == cudaSuccess) return MAPP_OK;
+  *pool = nullptr;
+  (void)cudaGetLastError(); /* an allocation failure is not sticky: clear it, or a later launch check reports it */
+  if (e == cudaErrorMemoryAllocation)
+    return mapp_fail(MAPP_ERR_INPUT, "the device snapshot pool of %zu bytes does not fit the device (%s); lower "
+                                     "--device-budget or MAPP_DEVICE_MEM_PERC",
+                     bytes, cudaGetErrorString(e));
+  return mapp_fail(MAPP_ERR_SYSTEM, "cuda: allocating the device snapshot pool (%zu bytes): %s", bytes,
+                   cudaGetErrorString(e));
+}
+
+void device_pool_free(void *pool) {
+  /* Nothing may still copy into or read from the pool when it goes. */
+  (void)cudaDeviceSynchronize();
+  (void)cudaFree(pool);
+}
+
+/* The interior of `field` into a pool slot: pack on the compute stream
+ * (after the step that produced the field, and after the previous copy out
+ * of the pack buffer: a device-side wait, the host does not block), then
+ * device to device on the copy stream once the pack is done. */
+int device_put(const snap_grid *g, const double *field, double *slot) {
+  size_t bytes = sizeof(double) * g->interior;
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(ensure_pack(bytes));
+  MAPP_TRY(check(cudaStreamWaitEvent(dev.compute, dev.copied, 0), "ordering the pack after the previous snapshot copy"));
+  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, dev.pack);
+  MAPP_TRY(check(cudaGetLastError(), "launching the snapshot pack"));
+  MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
+  MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the device snapshot copy"));
+  MAPP_TRY(check(cudaMemcpyAsync(slot, dev.pack, bytes, cudaMemcpyDeviceToDevice, dev.copy),
+                 "copying a snapshot into the device pool"));
+  return check(cudaEventRecord(dev.copied, dev.copy), "recording a snapshot copy event");
+}
+
+int device_wait(void) {
+  MAPP_TRY(ensure_streams());
+  return check(cudaStreamSynchronize(dev.copy), "waiting for the device snapshot copies");
+}
+
+/* Later compute-stream kernels (the imaging) run after every pool copy:
+ * `copied` is the last one recorded, and the copy stream runs in order. */
+int device_get(const double *slot, const double **snapshot) {
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(check(cudaStreamWaitEvent(dev.compute, dev.copied, 0), "ordering the imaging after the pool copies"));
+  *snapshot = slot;
+  return MAPP_OK;
+}
+
+const snap_device_ops device_ops = {
+    device_available, device_pool_alloc, device_pool_free, device_put, device_wait, device_get,
 };
 
 } // namespace
 
 extern "C" const snap_ops *snap_cuda_ops(void) { return &cuda_ops; }
+extern "C" const snap_device_ops *snap_cuda_device_ops(void) { return &device_ops; }

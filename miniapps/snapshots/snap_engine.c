@@ -96,15 +96,24 @@ static int forward_step(snap_engine *e, long k, const snap_source *src, double *
 }
 
 /* v^j from v^{j+1}, v^{j+2} and the receivers' adjoint source of row j-1;
- * the imaging condition with u^j when a snapshot is given. */
-static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const double *snapshot, double *src_adj,
-                        bool abs_d2) {
+ * the imaging condition with u^j when a snapshot is given (in host memory,
+ * or in the backend's own when in_place: the device tier). */
+static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const double *snapshot, bool in_place,
+                        double *src_adj, bool abs_d2) {
   const snap_problem *p = e->p;
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->v[1]));
   e->ops->step(g, &e->k, e->v[2], e->v[1], e->v[0]);
   e->ops->inject(&e->k, e->v[2], p->rec_local, rec_adj + (j - 1) * p->nrec, p->nrec);
-  if (snapshot) MAPP_TRY(e->ops->image(g, e->grad_b, snapshot, e->v[2], e->v[1], e->v[0], abs_d2 ? e->abs_b : NULL));
+  double *abs_b = abs_d2 ? e->abs_b : NULL;
+  if (snapshot && in_place) {
+    if (!e->ops->image_in_place)
+      return mapp_fail(MAPP_ERR_SYSTEM, "snapshot of step %ld is on the device tier, which backend %s cannot read", j,
+                       e->ops->name);
+    MAPP_TRY(e->ops->image_in_place(g, e->grad_b, snapshot, e->v[2], e->v[1], e->v[0], abs_b));
+  } else if (snapshot) {
+    MAPP_TRY(e->ops->image(g, e->grad_b, snapshot, e->v[2], e->v[1], e->v[0], abs_b));
+  }
   if (src_adj) {
     MAPP_TRY(e->ops->to_host(g, e->v[2], e->host));
     double w = p->wavelet[j - 1];
@@ -142,6 +151,8 @@ static int writer_flush(snap_engine *e, snapshot_writer *w) {
 }
 
 static int writer_save(snap_engine *e, snapshot_writer *w, long i) {
+  /* The device tier's (the latest) stay on the device: no host buffer. */
+  if (snap_store_on_device(w->store, i)) return snap_store_put_device(w->store, i, &e->p->grid, e->u[1]);
   double *buf;
   MAPP_TRY(snap_store_acquire(w->store, i, &buf));
   MAPP_TRY(e->ops->snapshot_out(&e->p->grid, e->u[1], buf));
@@ -198,7 +209,8 @@ int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, doubl
     const double *snapshot = NULL;
     bool saved = store && j % every == 0 && !reading;
     if (saved) reading = snap_store_get(store, j / every - 1, &snapshot);
-    MAPP_TRY(adjoint_step(e, j, rec_adj, reading ? NULL : snapshot, src_adj, abs_d2 != NULL));
+    bool in_place = saved && snap_store_on_device(store, j / every - 1);
+    MAPP_TRY(adjoint_step(e, j, rec_adj, reading ? NULL : snapshot, in_place, src_adj, abs_d2 != NULL));
     if (saved && !reading) reading = snap_store_release(store, j / every - 1);
   }
   if (grad) MAPP_TRY(finish_gradient(e, grad, abs_d2));
@@ -332,7 +344,7 @@ static int revolve_action(revolve_run *r, const snap_action *a) {
     }
     bool saved = a->step % p->cfg.save_every == 0;
     if (saved) MAPP_TRY(read_interior(e, e->u[1], e->pack));
-    return adjoint_step(e, a->step, r->residual, saved ? e->pack : NULL, NULL, false);
+    return adjoint_step(e, a->step, r->residual, saved ? e->pack : NULL, false, NULL, false);
   }
   return MAPP_OK;
 }

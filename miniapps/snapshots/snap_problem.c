@@ -168,6 +168,9 @@ void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffer
    * model while observing, the gradient, the last wavefield, three
    * engine buffers (the last as 8-byte indices). */
   est->wavefields = 12 * field + 7 * interior;
+  /* On CUDA the device holds u and v, the two accumulators, c, b, 1/a (11
+   * padded fields) and the pack buffer; the receivers' scratch is small. */
+  est->device = 11 * field + interior;
   est->buffers = (size_t)buffers * interior;
   est->nsnap = cfg->nt / cfg->save_every;
   est->snapshots = (size_t)est->nsnap * est->snapshot_bytes;

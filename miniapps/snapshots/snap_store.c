@@ -2,13 +2,17 @@
  * budgets, fed by writer threads during the forward and drained by a
  * prefetcher during the adjoint.
  *
- * Placement for reverse reading: a snapshot goes to the fastest layer with
- * room; when that layer is full its OLDEST snapshot moves down a layer
- * (the host layer is a FIFO ring of variable-sized blocks, so compressed
- * sizes need no advance knowledge). At the end of the forward the earliest
+ * Placement for reverse reading: at the end of the forward the earliest
  * snapshots sit on the slowest layer and the latest stay in the fastest,
- * which the adjoint reads first. The split point is wherever the budgets
- * ran out, found at run time, never fixed in advance.
+ * which the adjoint reads first. The device tier stores raw snapshots of a
+ * known size, so its share is known once the budgets are: the latest
+ * snap_placement_plan(...).count[device] snapshots stay on the device (one
+ * pool, allocated at setup), the earlier ones leave it as they are made.
+ * Those go to the host ring; when it is full its OLDEST snapshot moves down
+ * to disk (the ring is a FIFO of variable-sized blocks, so compressed sizes
+ * need no advance knowledge): the host/disk split is wherever the host
+ * budget ran out at run time, and for raw snapshots it is the plan's.
+ * The store calls the device only through snap_device_ops (no CUDA here).
  *
  * Threads: the compute thread packs a snapshot into a free staging buffer
  * (waiting only when all are in flight: the forward stall) and queues it;
@@ -35,8 +39,8 @@
 #define ALIGN 4096
 
 typedef struct {
-  int layer;        /* SNAP_LAYER_HOST or SNAP_LAYER_DISK; -1 before placement */
-  size_t offset;    /* in the ring or the file */
+  int layer;        /* a snap_layer; -1 before placement */
+  size_t offset;    /* in the device pool, the ring or the file */
   size_t stored;
   uint32_t codec;
   uint64_t checksum;
@@ -64,6 +68,10 @@ struct snap_store {
   unsigned char *ring;
   size_t ring_cap, ring_head, ring_tail, host_used;
   long *resident, res_first, res_count;
+  /* device tier: snapshots [dev_first, nsnap) in slots of one pool */
+  void *pool;
+  size_t dev_slot;
+  long dev_first, dev_count, dev_next;
   /* disk layer */
   int fd;
   char path[512];
@@ -119,6 +127,28 @@ static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 /* Ring blocks start on 64-byte boundaries: a raw snapshot after a
  * compressed one is still an aligned array of doubles, handed out in place. */
 static size_t ring_bytes(size_t n) { return (n + 63) / 64 * 64; }
+
+size_t snap_layer_block_bytes(snap_layer l, size_t snapshot_bytes) {
+  size_t align = l == SNAP_LAYER_DEVICE ? 256 : l == SNAP_LAYER_HOST ? 64 : ALIGN;
+  return (snapshot_bytes + align - 1) / align * align;
+}
+
+/* Fastest layer first, each takes as many of the latest snapshots left as
+ * its budget holds: the device [nsnap - count, nsnap), the host the ones
+ * before, the disk the ones before those; what is left has no room. */
+void snap_placement_plan(unsigned layers, const size_t budget[SNAP_NLAYERS], size_t snapshot_bytes, long nsnap,
+                         snap_placement *plan) {
+  memset(plan, 0, sizeof *plan);
+  long left = nsnap > 0 ? nsnap : 0;
+  for (int l = SNAP_LAYER_DEVICE; l < SNAP_NLAYERS; l++) {
+    size_t block = snap_layer_block_bytes((snap_layer)l, snapshot_bytes);
+    size_t room = !(layers & (1u << l)) ? 0 : block ? budget[l] / block : (size_t)left;
+    long n = room < (size_t)left ? (long)room : left;
+    left -= n;
+    plan->count[l] = n, plan->first[l] = left;
+  }
+  plan->unplaced = left;
+}
 
 /* Records the first failure of any thread (mapp_fail's message store is
  * the main thread's; it is filled from here when the main thread looks). */
@@ -376,6 +406,8 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
     *buf = s->all + (size_t)i * (size_t)s->g->interior;
     return MAPP_OK;
   }
+  if (snap_store_on_device(s, i))
+    return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld belongs to the device tier: snap_store_put_device, not acquire", i);
   if (!s->threads_started) MAPP_TRY(start_writers(s));
   pthread_mutex_lock(&s->mu);
   double t0 = mapp_now();
@@ -398,6 +430,29 @@ int snap_store_commit(snap_store *s, long i) {
   s->q_count++;
   s->committed = i + 1;
   pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  return MAPP_OK;
+}
+
+bool snap_store_on_device(const snap_store *s, long i) { return !s->all && s->dev_count > 0 && i >= s->dev_first; }
+
+static double *device_slot(const snap_store *s, long i) {
+  return (double *)((unsigned char *)s->pool + (size_t)(i - s->dev_first) * s->dev_slot);
+}
+
+/* Device-tier snapshots come last and in order, after every host-bound
+ * one was committed: the device keeps the latest. */
+int snap_store_put_device(snap_store *s, long i, const snap_grid *g, const double *field) {
+  if (!snap_store_on_device(s, i) || i != s->dev_next || s->committed != s->dev_first)
+    return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld put on the device tier out of order (expected %ld, %ld of %ld committed)",
+                     i, s->dev_next, s->committed, s->dev_first);
+  MAPP_TRY(s->cfg.device->put(g, field, device_slot(s, i)));
+  entry *e = &s->e[i];
+  e->layer = SNAP_LAYER_DEVICE, e->offset = (size_t)(i - s->dev_first) * s->dev_slot, e->stored = s->raw;
+  e->codec = SNAP_COMP_NONE; /* compression does not apply to the device tier */
+  s->dev_next = i + 1;
+  pthread_mutex_lock(&s->mu); /* writers may still be adding their sizes */
+  s->stored_total += s->raw;
   pthread_mutex_unlock(&s->mu);
   return MAPP_OK;
 }
@@ -440,8 +495,15 @@ int snap_store_finish_forward(snap_store *s) {
   pthread_mutex_unlock(&s->mu);
   stop_writers(s);
   if (status) return status;
-  if (s->place_next != s->nsnap)
-    return mapp_fail(MAPP_ERR_SYSTEM, "forward saved %ld of %ld snapshots", s->place_next, s->nsnap);
+  if (s->dev_count) { /* the device copies run on their own stream: the adjoint may read them once they are done */
+    t0 = mapp_now();
+    status = s->cfg.device->wait();
+    s->stall_fw += mapp_now() - t0;
+    if (status) return status;
+  }
+  if (s->place_next != s->dev_first || s->dev_next != s->nsnap)
+    return mapp_fail(MAPP_ERR_SYSTEM, "forward saved %ld of %ld snapshots (%ld in host and disk, %ld on the device)",
+                     s->place_next + (s->dev_next - s->dev_first), s->nsnap, s->place_next, s->dev_next - s->dev_first);
   for (long i = 0; i < s->nsnap; i++) s->count[s->e[i].layer]++;
   if (s->fd >= 0) MAPP_TRY(write_index(s));
   /* The adjoint's prefetching starts now, while the residual is formed. */
@@ -485,12 +547,15 @@ static int fetch(snap_store *s, worker *w, long i, double *buf, const double **o
   return MAPP_OK;
 }
 
-/* Prefetcher `id` of n loads positions id, id + n, ...; a slot is reused
- * only after the position `depth` before it was released. */
+/* Prefetcher `id` of n loads positions id, id + n, ... after the device
+ * tier's (positions 0 .. dev_count-1 are read in place on the device); a
+ * slot is reused only after the position `depth` before it was released,
+ * so the first host or disk snapshot is fetched while the adjoint is still
+ * on the last device ones. */
 static void *prefetch_main(void *arg) {
   worker *w = arg;
   snap_store *s = w->s;
-  for (long p = w->id; p < s->nsnap; p += s->nworkers) {
+  for (long p = s->dev_count + w->id; p < s->nsnap; p += s->nworkers) {
     pthread_mutex_lock(&s->mu);
     while (p >= s->released + s->depth && !s->fetch_stop && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
     bool stop = s->fetch_stop || s->err_code;
@@ -515,6 +580,7 @@ int snap_store_get(snap_store *s, long i, const double **data) {
   long p = s->nsnap - 1 - i;
   if (!s->fetch_started || p != s->released)
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld read out of reverse order", i);
+  if (snap_store_on_device(s, i)) return s->cfg.device->get(device_slot(s, i), data); /* read in place: no host trip */
   pthread_mutex_lock(&s->mu);
   double t0 = mapp_now();
   while (s->ready_pos[p % s->depth] != p && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
@@ -587,7 +653,8 @@ static int create_buffers(snap_store *s) {
 
 static int create_ring(snap_store *s) {
   if (!(s->cfg.layers & (1u << SNAP_LAYER_HOST))) return MAPP_OK;
-  size_t need = ring_bytes(s->raw) * (size_t)s->nsnap; /* stored sizes never exceed raw */
+  /* Stored sizes never exceed raw; the device tier's snapshots never come here. */
+  size_t need = ring_bytes(s->raw) * (size_t)(s->nsnap - s->dev_count);
   s->ring_cap = s->cfg.budget[SNAP_LAYER_HOST] < need ? s->cfg.budget[SNAP_LAYER_HOST] : need;
   MAPP_TRY(mapp_calloc((void **)&s->resident, (size_t)s->nsnap, sizeof(long), "the host layer's index"));
   if (!s->ring_cap) return MAPP_OK;
@@ -600,6 +667,28 @@ static int create_ring(snap_store *s) {
   if (posix_memalign((void **)&s->ring, ALIGN, round_up(s->ring_cap)))
     return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating %zu bytes for the host snapshot layer", s->ring_cap);
   return MAPP_OK;
+}
+
+/* The device tier: the latest snapshots the device budget holds, in one
+ * pool allocated now (none when it holds none). */
+static int create_device_tier(snap_store *s) {
+  s->dev_first = s->dev_next = s->nsnap;
+  if (!(s->cfg.layers & (1u << SNAP_LAYER_DEVICE))) return MAPP_OK;
+  if (!s->cfg.device)
+    return mapp_fail(MAPP_ERR_INPUT, "the device layer needs the CUDA backend's device tier, which this build or backend "
+                                     "does not have");
+  snap_placement plan;
+  snap_placement_plan(s->cfg.layers, s->cfg.budget, s->raw, s->nsnap, &plan);
+  s->dev_slot = snap_layer_block_bytes(SNAP_LAYER_DEVICE, s->raw);
+  if (!(s->cfg.layers & ~(1u << SNAP_LAYER_DEVICE)) && plan.count[SNAP_LAYER_DEVICE] < s->nsnap)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "--layers device: the device budget of %zu bytes holds %ld of %ld snapshots (%zu bytes each) and "
+                     "no slower layer is left; use --recompute, a larger --device-budget or host-device",
+                     s->cfg.budget[SNAP_LAYER_DEVICE], plan.count[SNAP_LAYER_DEVICE], s->nsnap, s->dev_slot);
+  s->dev_count = plan.count[SNAP_LAYER_DEVICE];
+  s->dev_first = s->dev_next = s->nsnap - s->dev_count;
+  if (!s->dev_count) return MAPP_OK;
+  return s->cfg.device->pool_alloc(s->dev_slot * (size_t)s->dev_count, &s->pool);
 }
 
 int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap_grid *g, const snap_config *pcfg,
@@ -616,11 +705,9 @@ int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap
     MAPP_TRY(mapp_size_mul(s->raw, (size_t)nsnap, &bytes, "the in-memory snapshots"));
     return aligned_alloc_touched((void **)&s->all, bytes, "the in-memory snapshots");
   }
-  if (cfg->layers & (1u << SNAP_LAYER_DEVICE) && !(cfg->layers & ~(1u << SNAP_LAYER_DEVICE)))
-    return mapp_fail(MAPP_ERR_INPUT, "--layers device: the device tier keeps no snapshots yet; use host-device or "
-                                     "disk-host-device");
   MAPP_TRY(mapp_calloc((void **)&s->e, (size_t)nsnap, sizeof(entry), "the snapshot index"));
   for (long i = 0; i < nsnap; i++) s->e[i].layer = -1;
+  MAPP_TRY(create_device_tier(s));
   snap_codec *probe;
   MAPP_TRY(snap_codec_create(&probe, cfg, g));
   s->bound = snap_codec_bound(probe);
@@ -640,6 +727,7 @@ int snap_store_reset(snap_store *s) {
   s->ring_head = s->ring_tail = s->host_used = 0;
   s->res_first = s->res_count = 0;
   s->committed = s->place_next = 0;
+  s->dev_next = s->dev_first;
   s->q_head = s->q_count = 0;
   memset(s->count, 0, sizeof s->count);
   if (s->fd >= 0) {
@@ -658,6 +746,7 @@ void snap_store_get_stats(const snap_store *s, snap_store_stats *st) {
     return;
   }
   for (int l = 0; l < SNAP_NLAYERS; l++) st->count[l] = s->count[l];
+  st->peak_bytes[SNAP_LAYER_DEVICE] = (size_t)s->count[SNAP_LAYER_DEVICE] * s->dev_slot;
   st->peak_bytes[SNAP_LAYER_HOST] = s->host_peak;
   st->peak_bytes[SNAP_LAYER_DISK] = s->disk_used;
   st->raw_bytes = s->raw * (size_t)s->nsnap;
@@ -689,6 +778,7 @@ void snap_store_destroy(snap_store *s) {
   for (int b = 0; s->ready && b < s->depth; b++) free(s->ready[b]);
   free(s->stage), free(s->free_stage), free(s->queue_idx), free(s->queue_slot), free(s->ready), free(s->ready_ptr), free(s->ready_pos);
   free(s->ring), free(s->resident), free(s->e), free(s->all);
+  if (s->pool) s->cfg.device->pool_free(s->pool);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv);
   free(s);

@@ -123,11 +123,39 @@ typedef struct snap_ops {
                const double *prev, double *abs_d2);
   int (*to_host)(const snap_grid *g, const double *field, double *host_padded);
   int (*from_host)(const snap_grid *g, const double *host_padded, double *field);
+  /* As image, with the snapshot already in this backend's memory (a slot
+   * of the device tier's pool), read where it is: no copy. */
+  int (*image_in_place)(const snap_grid *g, double *grad, const double *snapshot, const double *next,
+                        const double *cur, const double *prev, double *abs_d2);
 } snap_ops;
 
 extern const snap_ops snap_cpu_ops;
 /* The CUDA table, or NULL in a build without CUDA. */
 const snap_ops *snap_cuda_ops(void);
+
+/* The device tier's operations, which the store calls without knowing
+ * CUDA: one pool allocated at setup, a snapshot put into a slot of it and
+ * read from there. Every call returns a status. */
+typedef struct snap_device_ops {
+  /* Free device memory now (what --mem-perc takes its share of), bytes. */
+  int (*available)(size_t *bytes);
+  /* One allocation of `bytes` for every device-resident snapshot. */
+  int (*pool_alloc)(size_t bytes, void **pool);
+  void (*pool_free)(void *pool);
+  /* The interior of the (device) field into `slot` (device): packed on
+   * the compute stream after the step that produced the field, then
+   * copied device to device on the copy stream; returns without waiting. */
+  int (*put)(const snap_grid *g, const double *field, double *slot);
+  /* Every put's copy complete (their errors surface here). */
+  int (*wait)(void);
+  /* `slot` readable by the compute stream's next kernels: the pointer the
+   * imaging reads in place (image_in_place). */
+  int (*get)(const double *slot, const double **snapshot);
+} snap_device_ops;
+
+/* The CUDA device tier, or NULL in a build without CUDA (then the device
+ * layer is refused, exit 2). */
+const snap_device_ops *snap_cuda_device_ops(void);
 
 /* ------------------------------------------------------------ snapshot store */
 
@@ -139,6 +167,23 @@ typedef enum { SNAP_COMP_NONE, SNAP_COMP_ZSTD, SNAP_COMP_ZFP } snap_compression;
 int snap_layers_parse(const char *name, unsigned *mask);
 const char *snap_layer_name(snap_layer l);
 const char *snap_compression_name(snap_compression c);
+
+/* Bytes one uncompressed snapshot of `snapshot_bytes` takes in a layer: a
+ * 256-byte-aligned slot of the device pool, a 64-byte-aligned block of the
+ * host ring, a 4 KiB-aligned block of the disk file (direct I/O). */
+size_t snap_layer_block_bytes(snap_layer l, size_t snapshot_bytes);
+
+/* Placement for reverse reading: where nsnap uncompressed snapshots go
+ * under the budgets of the layers in `layers`. The device keeps the latest
+ * (the adjoint reads them first), the host the ones before, the disk the
+ * earliest; the split points follow from the budgets alone. */
+typedef struct {
+  long count[SNAP_NLAYERS];  /* snapshots per layer */
+  long first[SNAP_NLAYERS];  /* each layer's first snapshot (its range is [first, first + count)) */
+  long unplaced;             /* the earliest snapshots no layer has room for; 0: everything fits */
+} snap_placement;
+void snap_placement_plan(unsigned layers, const size_t budget[SNAP_NLAYERS], size_t snapshot_bytes, long nsnap,
+                         snap_placement *plan);
 
 typedef struct {
   unsigned layers;                 /* mask; 0: everything in one in-memory array (none) */
@@ -153,6 +198,7 @@ typedef struct {
   bool keep;                       /* keep the disk file (complete and verifiable) */
   bool direct_io;                  /* O_DIRECT where the file system allows it */
   const char *prog;                /* for the disk file name */
+  const snap_device_ops *device;   /* the device tier (snap_cuda_device_ops()); needed with the device layer */
 } snap_store_config;
 
 /* Statistics for the record. */
@@ -207,11 +253,17 @@ int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap
  * flight: the forward stall), then hand it over. Snapshots come in order. */
 int snap_store_acquire(snap_store *s, long i, double **buf);
 int snap_store_commit(snap_store *s, long i);
+/* True when snapshot i belongs to the device tier (the latest ones). Such
+ * a snapshot is not acquired: snap_store_put_device takes it from the
+ * (device) field, and snap_store_get hands out a device pointer. */
+bool snap_store_on_device(const snap_store *s, long i);
+int snap_store_put_device(snap_store *s, long i, const snap_grid *g, const double *field);
 /* Forward done: waits for the writers, writes the disk file's index and
  * marks it complete. */
 int snap_store_finish_forward(snap_store *s);
 /* Adjoint: snapshot i (in reverse order), waiting for the prefetcher when
- * it is not there yet (the adjoint stall); release when used. */
+ * it is not there yet (the adjoint stall); release when used. A device-tier
+ * snapshot (snap_store_on_device) comes back as its slot in the pool. */
 int snap_store_get(snap_store *s, long i, const double **data);
 int snap_store_release(snap_store *s, long i);
 /* Ready for another forward (the bench repeats runs). */
@@ -306,6 +358,7 @@ int snap_objective(snap_engine *e, const double *m, const double *observed, doub
  * (host, or device on CUDA), the snapshots' upper bound. */
 typedef struct {
   size_t wavefields;   /* fields, model coefficients, gradient */
+  size_t device;       /* CUDA: what the device holds besides snapshots (fields, model, accumulators, pack buffer) */
   size_t buffers;      /* staging and prefetch buffers */
   size_t snapshots;    /* nsnap x interior x 8 (upper bound) */
   size_t snapshot_bytes;

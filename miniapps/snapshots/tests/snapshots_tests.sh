@@ -183,6 +183,78 @@ estimate)
   [ "$(record e.json "['estimate_only']")" = True ] || fail "record does not say estimate_only"
   if ls "$work"/tmp "$work"/disk | grep -q '\.snap$'; then fail "--estimate created files"; fi
   echo "ok: $(cat out.txt | head -1)" ;;
+cuda_layers)
+  # The device tier (CUDA only; skipped without a GPU): device, host-device
+  # and disk-host-device under a device budget that forces a split give the
+  # gradient of --layers none bit for bit (same backend, same kernels), the
+  # record shows the snapshots and bytes on the device, the latest stay on
+  # the device and the earliest reach the disk.
+  "$bin" --backend cuda $tiny --estimate --result probe.json >probe.txt 2>probe.err
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "no CUDA device" probe.err; then echo "skip: no CUDA device"; exit 77; fi
+  [ $rc -eq 0 ] || { cat probe.err; fail "--backend cuda --estimate: exit $rc"; }
+  cuda="$tiny --backend cuda"
+  snap=38400 nsnap=300 # the tiny preset's snapshot (raw bytes, a whole number of 256-byte slots) and count
+  fixed=$(record probe.json "['estimate']['device_bytes']" | cut -d. -f1)
+  [ "$fixed" -gt 0 ] || fail "the estimate has no device bytes: $fixed"
+  dev() { echo $((fixed + $1 * snap)); } # a device budget holding N snapshots besides the fields
+  count() { record "$1" "['snapshots_per_layer']['$2']" | cut -d. -f1; }
+  run 1 $cuda --variant memory --output ref.h5 || fail "cuda reference (--layers none)"
+  i=0
+  while read -r want_dev want_host want_disk args; do
+    i=$((i + 1))
+    eval "args=\"$args\"" # $(dev N) inside the list
+    rm -rf "$work/disk" && mkdir -p "$work/disk"
+    run 1 $cuda --variant stream $args --keep --disk-dir "$work/disk" --output c$i.h5 --result c$i.json || fail "run: $args"
+    same ref.h5 c$i.h5 || fail "$args: not bit for bit equal to --layers none"
+    d=$(count c$i.json device) h=$(count c$i.json host) k=$(count c$i.json disk)
+    [ $((d + h + k)) -eq $nsnap ] || fail "$args: $d + $h + $k snapshots placed, not $nsnap"
+    [ "$d" -eq "$want_dev" ] || fail "$args: $d snapshots on the device, expected $want_dev"
+    [ "$want_host" = any ] || [ "$h" -eq "$want_host" ] || fail "$args: $h on the host, expected $want_host"
+    [ "$want_disk" = any ] || [ "$k" -eq "$want_disk" ] || fail "$args: $k on disk, expected $want_disk"
+    peak=$(record c$i.json "['peak_bytes_per_layer']['device']" | cut -d. -f1)
+    [ "$peak" -eq $((d * snap)) ] || fail "$args: device peak bytes $peak, expected $((d * snap))"
+    if [ "$k" -gt 0 ]; then # the earliest snapshots are the disk's: steps 1..k, the latest is not there
+      f=$(ls "$work"/disk/*.snap | head -1)
+      "$inspect" "$f" --step $nsnap >out.txt 2>err.txt && fail "$args: the latest snapshot is on disk"
+      grep -q "stayed in a faster layer); the file holds steps 1\.\.$k\$" err.txt || { cat err.txt; fail "$args: disk holds not steps 1..$k"; }
+    fi
+    echo "ok: $args: device $d, host $h, disk $k, device bytes $peak"
+  done <<'LIST'
+300 0 0 --layers device --device-budget $(dev 300)
+300 0 0 --layers host-device --device-budget $(dev 400)
+100 200 0 --layers host-device --device-budget $(dev 100)
+100 any any --layers disk-host-device --device-budget $(dev 100) --host-budget 6MiB
+1 any any --layers disk-host-device --device-budget $(dev 1) --host-budget 6MiB --io-threads 3 --prefetch-depth 4
+0 any any --layers disk-host-device --device-budget $(dev 0) --host-budget 6MiB
+150 any any --layers disk-host-device --device-budget $(dev 150) --host-budget 5MiB --compression zstd --io-threads 2
+LIST
+  [ "$(count c4.json host)" -gt 0 ] && [ "$(count c4.json disk)" -gt 0 ] || fail "disk-host-device did not use all three layers"
+  # Two ranks share the device; each keeps its own latest snapshots on it.
+  run 2 $cuda --variant memory --output ref2.h5 || fail "cuda reference on 2 ranks"
+  run 2 $cuda --layers disk-host-device --device-budget "$(dev 50)" --host-budget 5MiB --output c2r.h5 --result c2r.json || fail "2 ranks"
+  same ref2.h5 c2r.h5 || fail "2 ranks, disk-host-device: not bit for bit"
+  [ "$(count c2r.json device)" -gt 0 ] || fail "2 ranks: nothing on the device"
+  # The device budget from MAPP_DEVICE_MEM_PERC (cudaMemGetInfo's free memory).
+  MAPP_DEVICE_MEM_PERC=0.5 run 1 $cuda --layers host-device --output p.h5 --result p.json || fail "MAPP_DEVICE_MEM_PERC=0.5"
+  same ref.h5 p.h5 || fail "MAPP_DEVICE_MEM_PERC=0.5: not bit for bit"
+  python3 -c "import sys; sys.exit(0 if $(record p.json "['device_budget_bytes']") > 0 else 1)" || fail "no device budget from MAPP_DEVICE_MEM_PERC"
+  # Too small: a device-only budget one snapshot short is refused, and
+  # recomputed with --recompute (same bits); a budget below the fields is refused.
+  expect_exit 2 "snapshots need [0-9]+ bytes per rank but the budgets give [0-9]+" \
+    "$bin" $cuda --layers device --device-budget "$(dev 299)"
+  run 1 $cuda --layers device --device-budget "$(dev 299)" --recompute --output rc.h5 || fail "--recompute"
+  same ref.h5 rc.h5 || fail "--layers device --recompute: not bit for bit"
+  expect_exit 2 "device budget of [0-9]+ bytes cannot hold even the wavefields" \
+    "$bin" $cuda --layers host-device --device-budget $((fixed - 1))
+  # --estimate shows the device tier's share.
+  "$bin" $cuda --layers disk-host-device --device-budget "$(dev 100)" --host-budget 6MiB --estimate >est.txt || fail "--estimate"
+  grep -q "device $fixed, snapshots 11520000" est.txt && grep -q "uncompressed placement: device 100 (the latest)" est.txt ||
+    { cat est.txt; fail "estimate line without the device tier"; }
+  # The comparison can fail: zfp on the host part changes the gradient.
+  run 1 $cuda --layers host-device --device-budget "$(dev 100)" --compression zfp --zfp-tolerance 1e-4 --output z.h5 || fail "zfp"
+  if h5diff -q ref.h5 z.h5 gradient gradient >/dev/null; then fail "zfp agreed bit for bit: the comparison cannot fail"; fi
+  echo "ok: zfp differs, as a lossy store must" ;;
 env_perc)
   expect_exit 2 "MAPP_HOST_MEM_PERC=1.5 is outside \\(0, 1\\]" env MAPP_HOST_MEM_PERC=1.5 "$bin" $tiny --layers host
   MAPP_DISK_MEM_PERC=0.5 run 1 $tiny --layers disk --result p.json || fail "MAPP_DISK_MEM_PERC=0.5"
