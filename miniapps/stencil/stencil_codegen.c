@@ -222,6 +222,22 @@ static void emit_row(FILE *o, const st_program *p, const st_plan *plan, const st
   }
 }
 
+/* The head of function <kind><index> (into fo) over the arrays in used,
+ * and its call from the step (into o). Each copies the arguments into a
+ * local: stores through the field pointers cannot alias it, so its scalars
+ * stay in registers. */
+static void emit_function(FILE *fo, FILE *o, const char *kind, int index, const bool used[ST_NFIELDS]) {
+  fprintf(fo, "static void %s%d(const stencil_args *args, stencil_hooks *hk", kind, index);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
+  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
+              "  const long s = a->stride;\n  (void)s; (void)hk;\n");
+  fprintf(o, "  %s%d(a, hk", kind, index);
+  for (int f = 0; f < ST_NFIELDS; ++f)
+    if (used[f]) fprintf(o, ", f[%d]", f);
+  fprintf(o, ");\n");
+}
+
 /* Group gidx as a function of its own (into fo), called from the step
  * (into o): its arrays are restrict parameters, which compilers honour
  * (they often ignore restrict on local pointers), so the fused loop needs no
@@ -248,15 +264,8 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
   }
   bool used[ST_NFIELDS];
   group_fields(p, plan, g, used);
-  fprintf(fo, "static void group%d(const stencil_args *args, stencil_hooks *hk", gidx);
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
-  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
-              "  const long s = a->stride;\n  (void)s; (void)hk;\n  {\n");
-  fprintf(o, "  group%d(a, hk", gidx);
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(o, ", f[%d]", f);
-  fprintf(o, ");\n");
+  emit_function(fo, o, "group", gidx, used);
+  fprintf(fo, "  {\n");
   emit_extent(fo, c0->body ? &c0->extent : &(st_extent){{-ST_HALO, ST_HALO}, {-ST_HALO, ST_HALO}});
   if (c0->body) {
     if (backend == MAPP_BACKEND_OMP) fprintf(fo, "#pragma omp parallel for schedule(static)\n");
@@ -284,15 +293,7 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
     group_fields(p, plan, g, mine);
     for (int f = 0; f < ST_NFIELDS; ++f) used[f] |= mine[f];
   }
-  fprintf(fo, "static void pipe%d(const stencil_args *args, stencil_hooks *hk", q);
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
-  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
-              "  const long s = a->stride;\n  (void)s; (void)hk;\n");
-  fprintf(o, "  pipe%d(a, hk", q);
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(o, ", f[%d]", f);
-  fprintf(o, ");\n");
+  emit_function(fo, o, "pipe", q, used);
   /* the sweep covers every group's rows, shifted by its lag */
   int lo = 0, hi = 0;
   for (int m = 0; m < pipe->count; ++m) {
