@@ -3,11 +3,11 @@
  * code the CPU runs. A snapshot is packed on the compute stream after the
  * step that produced it, then copied on the copy stream while the next
  * step computes: into the store's (page-locked) staging buffer, for the
- * host and disk layers as on the CPU, or device to device into a slot of
- * the device tier's pool (snap_cuda_device_ops), which the adjoint's
- * imaging reads in place. Ordering is by events: `produced` (the pack is
- * done: the copy may start) and `copied` (the copy out of the pack buffer
- * is done: the next pack may overwrite it, the imaging may read the pool).
+ * host and disk layers as on the CPU; or, for the device tier, packed
+ * straight into a slot of its pool (snap_cuda_device_ops) on the compute
+ * stream, where the adjoint's imaging reads it in place. The event
+ * `produced` orders a host-bound copy after its pack; the host waits for
+ * the previous copy before packing the next snapshot into the buffer.
  * Halo planes along x are staged through pinned host buffers for MPI.
  *
  * Without a GPU the driver refuses --backend cuda before any of this runs
@@ -34,7 +34,6 @@ struct weights {
 struct device_state {
   cudaStream_t compute = nullptr, copy = nullptr;
   cudaEvent_t produced = nullptr;  /* on compute: a snapshot is packed */
-  cudaEvent_t copied = nullptr;    /* on copy: the last copy out of the pack buffer is done */
   double *pack = nullptr;          /* device interior buffer for snapshots */
   size_t pack_bytes = 0;
   long *idx = nullptr;             /* device indices and values for inject/sample */
@@ -57,8 +56,6 @@ int ensure_streams() {
     MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.compute, cudaStreamNonBlocking), "creating the compute stream"));
   if (!dev.copy) MAPP_TRY(check(cudaStreamCreateWithFlags(&dev.copy, cudaStreamNonBlocking), "creating the copy stream"));
   if (!dev.produced) MAPP_TRY(check(cudaEventCreateWithFlags(&dev.produced, cudaEventDisableTiming), "creating an event"));
-  /* Waiting on `copied` before it was ever recorded is a no-op (CUDA's rule). */
-  if (!dev.copied) MAPP_TRY(check(cudaEventCreateWithFlags(&dev.copied, cudaEventDisableTiming), "creating an event"));
   return MAPP_OK;
 }
 
@@ -236,8 +233,7 @@ int cuda_snapshot_out(const snap_grid *g, const double *field, double *host) {
   MAPP_TRY(check(cudaGetLastError(), "launching the snapshot pack"));
   MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
   MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the snapshot copy"));
-  MAPP_TRY(check(cudaMemcpyAsync(host, dev.pack, bytes, cudaMemcpyDeviceToHost, dev.copy), "copying a snapshot out"));
-  return check(cudaEventRecord(dev.copied, dev.copy), "recording a snapshot copy event");
+  return check(cudaMemcpyAsync(host, dev.pack, bytes, cudaMemcpyDeviceToHost, dev.copy), "copying a snapshot out");
 }
 
 int cuda_snapshot_wait(void) { return check(cudaStreamSynchronize(dev.copy), "waiting for a snapshot copy"); }
@@ -312,34 +308,24 @@ void device_pool_free(void *pool) {
   (void)cudaFree(pool);
 }
 
-/* The interior of `field` into a pool slot: pack on the compute stream
- * (after the step that produced the field, and after the previous copy out
- * of the pack buffer: a device-side wait, the host does not block), then
- * device to device on the copy stream once the pack is done. */
+/* The interior of `field` packed straight into its pool slot on the
+ * compute stream, after the step that produced the field: no staging
+ * buffer and no second copy. The imaging that reads the slot runs later on
+ * the same stream, so stream order is all the ordering it needs. */
 int device_put(const snap_grid *g, const double *field, double *slot) {
-  size_t bytes = sizeof(double) * g->interior;
   MAPP_TRY(ensure_streams());
-  MAPP_TRY(ensure_pack(bytes));
-  MAPP_TRY(check(cudaStreamWaitEvent(dev.compute, dev.copied, 0), "ordering the pack after the previous snapshot copy"));
-  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, dev.pack);
-  MAPP_TRY(check(cudaGetLastError(), "launching the snapshot pack"));
-  MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
-  MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the device snapshot copy"));
-  MAPP_TRY(check(cudaMemcpyAsync(slot, dev.pack, bytes, cudaMemcpyDeviceToDevice, dev.copy),
-                 "copying a snapshot into the device pool"));
-  return check(cudaEventRecord(dev.copied, dev.copy), "recording a snapshot copy event");
+  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, slot);
+  return check(cudaGetLastError(), "packing a snapshot into the device pool");
 }
 
 int device_wait(void) {
   MAPP_TRY(ensure_streams());
-  return check(cudaStreamSynchronize(dev.copy), "waiting for the device snapshot copies");
+  return check(cudaStreamSynchronize(dev.compute), "waiting for the device snapshot packs");
 }
 
-/* Later compute-stream kernels (the imaging) run after every pool copy:
- * `copied` is the last one recorded, and the copy stream runs in order. */
+/* The slot itself: it was packed on the compute stream, where the imaging
+ * that reads it runs too. */
 int device_get(const double *slot, const double **snapshot) {
-  MAPP_TRY(ensure_streams());
-  MAPP_TRY(check(cudaStreamWaitEvent(dev.compute, dev.copied, 0), "ordering the imaging after the pool copies"));
   *snapshot = slot;
   return MAPP_OK;
 }

@@ -143,10 +143,10 @@ typedef struct snap_device_ops {
   int (*pool_alloc)(size_t bytes, void **pool);
   void (*pool_free)(void *pool);
   /* The interior of the (device) field into `slot` (device): packed on
-   * the compute stream after the step that produced the field, then
-   * copied device to device on the copy stream; returns without waiting. */
+   * the compute stream after the step that produced the field, which is
+   * where the imaging reads it; returns without waiting. */
   int (*put)(const snap_grid *g, const double *field, double *slot);
-  /* Every put's copy complete (their errors surface here). */
+  /* Every put complete (their errors surface here). */
   int (*wait)(void);
   /* `slot` readable by the compute stream's next kernels: the pointer the
    * imaging reads in place (image_in_place). */
