@@ -5,6 +5,11 @@
 # node; CUDA jobs are written even where this machine has no GPU.
 . "$(dirname "$0")/lib.sh"
 require_app crm
+# Jobs run this build's executables, so `mapp submit` writes none for a
+# backend the build lacks (MAPP_ENABLE_CUDA=OFF: presets debug, O0, sanitize).
+cuda_built=$("$MAPP_BIN_DIR/mapp-crm" --list | python3 -c 'import json, sys
+print(any(b["name"] == "cuda" and b["built"] for v in json.load(sys.stdin)["variants"] for b in v["backends"]))')
+[ "$cuda_built" = True ] || { echo "crm's cuda backend is not built: skipping"; exit 77; }
 GPU_ENV="$MAPP_SOURCE_DIR/envs/gpu-cluster-example.yaml"
 cat >gpu.yaml <<'YAML'
 name: gpu
