@@ -183,6 +183,12 @@ static int parse_bool(const yaml_map *m, const char *key, bool *out) {
   return MAPP_OK;
 }
 
+/* A matrix flag may be named as written in the matrix (--iterations). */
+static void strip_dashes(char *name) {
+  size_t n = strspn(name, "-");
+  memmove(name, name + n, strlen(name + n) + 1);
+}
+
 static int parse_figure(const yaml_map *m, figure_spec *f) {
   static const char *const keys[] = {"name", "app", "x", "y", "logx", "logy", "series", "title", "where", NULL};
   MAPP_TRY(yaml_check_keys(m, keys));
@@ -200,18 +206,11 @@ static int parse_figure(const yaml_map *m, figure_spec *f) {
     MAPP_TRY(strv_push(&f->series, "variant"));
     MAPP_TRY(strv_push(&f->series, "backend"));
   }
-  /* A matrix flag may be named as written in the matrix (--iterations). */
-  if (f->x[0] == '-') memmove(f->x, f->x + strspn(f->x, "-"), strlen(f->x + strspn(f->x, "-")) + 1);
+  strip_dashes(f->x);
   return MAPP_OK;
 }
 
 /* ------------------------------------------------------------ tables */
-
-/* A matrix flag may be named as written in the matrix (--iterations). */
-static void strip_dashes(char *name) {
-  size_t n = strspn(name, "-");
-  memmove(name, name + n, strlen(name + n) + 1);
-}
 
 /* Every path of a table's list (columns, value, where) well formed;
  * matrix flags' dashes dropped. */
@@ -249,17 +248,9 @@ static int parse_table(const yaml_map *m, table_spec *t) {
   if (!plain_name(t->name))
     return yaml_error_at(m, "name", "table '%s': 'name' must be letters, digits, '.', '_' or '-' (it names the file "
                          "plots/APP-NAME.csv)", t->name);
-  strv given = {0};
-  int status = yaml_map_keys(m, &given);
-  for (size_t i = 0; status == MAPP_OK && i < given.count; ++i) {
-    bool known = false;
-    for (size_t k = 0; keys[k] && !known; ++k) known = !strcmp(given.items[i], keys[k]);
-    if (!known)
-      status = yaml_error_at(m, given.items[i], "table '%s': unknown key '%s' (a table has name, title, columns, "
-                             "value, where, app)", t->name, given.items[i]);
-  }
-  strv_free(&given);
-  MAPP_TRY(status);
+  char owner[160];
+  snprintf(owner, sizeof owner, "table '%s'", t->name);
+  MAPP_TRY(yaml_check_keys_of(m, keys, owner));
   MAPP_TRY(yaml_get_string(m, "app", false, &t->app));
   MAPP_TRY(yaml_get_string(m, "title", false, &t->title));
   MAPP_TRY(yaml_get_strings(m, "columns", true, &t->columns));

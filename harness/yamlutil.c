@@ -119,18 +119,25 @@ int yaml_error_at(const yaml_map *m, const char *key, const char *fmt, ...) {
 
 bool yaml_has(const yaml_map *m, const char *key) { return find_pair(m, key) != NULL; }
 
-int yaml_check_keys(const yaml_map *m, const char *const allowed[]) {
+int yaml_check_keys_of(const yaml_map *m, const char *const allowed[], const char *owner) {
   if (!m->node) return MAPP_OK;
   void *iter = NULL;
   for (struct fy_node_pair *p; (p = fy_node_mapping_iterate(m->node, &iter));) {
     const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
     bool known = false;
     for (size_t i = 0; name && allowed[i] && !known; ++i) known = strcmp(name, allowed[i]) == 0;
-    if (!known)
-      return yaml_error_at(m, name ? name : "", "unknown key '%s'", name ? name : "(not a scalar)");
+    if (known) continue;
+    const char *shown = name ? name : "(not a scalar)";
+    if (!owner) return yaml_error_at(m, name ? name : "", "unknown key '%s'", shown);
+    char list[256] = "";
+    for (size_t i = 0; allowed[i]; ++i)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", allowed[i]);
+    return yaml_error_at(m, name ? name : "", "%s: unknown key '%s' (known: %s)", owner, shown, list);
   }
   return MAPP_OK;
 }
+
+int yaml_check_keys(const yaml_map *m, const char *const allowed[]) { return yaml_check_keys_of(m, allowed, NULL); }
 
 /* The value node of key; a missing required key is an input error. */
 static int lookup(const yaml_map *m, const char *key, bool required, struct fy_node **value) {
@@ -226,22 +233,6 @@ int yaml_get_longs(const yaml_map *m, const char *key, bool required, long min, 
   return MAPP_OK;
 }
 
-int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values) {
-  yaml_map sub;
-  MAPP_TRY(yaml_get_map(m, key, &sub));
-  if (!sub.node) return MAPP_OK;
-  void *iter = NULL;
-  for (struct fy_node_pair *p; (p = fy_node_mapping_iterate(sub.node, &iter));) {
-    const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
-    struct fy_node *value = fy_node_pair_value(p);
-    const char *text = value && fy_node_is_scalar(value) ? fy_node_get_scalar0(value) : NULL;
-    if (!name || !text) return yaml_error_at(m, key, "'%s' must map names to single values", key);
-    MAPP_TRY(strv_push(names, name));
-    MAPP_TRY(strv_push(values, text));
-  }
-  return MAPP_OK;
-}
-
 /* The scalar items of a sequence appended to out (none: an input error at key). */
 static int push_scalar_items(const yaml_map *m, const char *key, struct fy_node *seq, strv *out) {
   void *iter = NULL;
@@ -254,7 +245,9 @@ static int push_scalar_items(const yaml_map *m, const char *key, struct fy_node 
   return pushed ? MAPP_OK : yaml_error_at(m, key, "'%s' is an empty list", key);
 }
 
-int yaml_get_pairs_of_lists(const yaml_map *m, const char *key, strv *names, strv *values) {
+/* A mapping of names to scalars, or (lists) to scalars or lists of them,
+ * appended to names/values in file order, a name once per value. */
+static int get_pairs(const yaml_map *m, const char *key, bool lists, strv *names, strv *values) {
   yaml_map sub;
   MAPP_TRY(yaml_get_map(m, key, &sub));
   if (!sub.node) return MAPP_OK;
@@ -262,18 +255,28 @@ int yaml_get_pairs_of_lists(const yaml_map *m, const char *key, strv *names, str
   for (struct fy_node_pair *p; (p = fy_node_mapping_iterate(sub.node, &iter));) {
     const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
     struct fy_node *value = fy_node_pair_value(p);
-    if (name && value && fy_node_is_sequence(value)) {
+    if (lists && name && value && fy_node_is_sequence(value)) {
       size_t before = values->count;
       MAPP_TRY(push_scalar_items(&sub, name, value, values));
       for (size_t i = before; i < values->count; ++i) MAPP_TRY(strv_push(names, name));
       continue;
     }
     const char *text = value && fy_node_is_scalar(value) ? fy_node_get_scalar0(value) : NULL;
-    if (!name || !text) return yaml_error_at(m, key, "'%s' must map names to a value or a list of values", key);
+    if (!name || !text)
+      return yaml_error_at(m, key, lists ? "'%s' must map names to a value or a list of values"
+                                         : "'%s' must map names to single values", key);
     MAPP_TRY(strv_push(names, name));
     MAPP_TRY(strv_push(values, text));
   }
   return MAPP_OK;
+}
+
+int yaml_get_pairs(const yaml_map *m, const char *key, strv *names, strv *values) {
+  return get_pairs(m, key, false, names, values);
+}
+
+int yaml_get_pairs_of_lists(const yaml_map *m, const char *key, strv *names, strv *values) {
+  return get_pairs(m, key, true, names, values);
 }
 
 int yaml_get_string_or_list(const yaml_map *m, const char *key, strv *out) {

@@ -31,6 +31,8 @@ int yaml_root(const yaml_doc *y, yaml_map *root);
 /* A key not in `allowed` (NULL-terminated) is an input error: it catches
  * typos such as "rank:" for "ranks:" that would otherwise be ignored. */
 int yaml_check_keys(const yaml_map *m, const char *const allowed[]);
+/* The same, the complaint naming its owner ("table 'm'") and the known keys. */
+int yaml_check_keys_of(const yaml_map *m, const char *const allowed[], const char *owner);
 bool yaml_has(const yaml_map *m, const char *key);
 /* Absent optional keys leave *out untouched. */
 int yaml_get_string(const yaml_map *m, const char *key, bool required, char **out);

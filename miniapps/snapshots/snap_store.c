@@ -129,8 +129,9 @@ static size_t round_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 static size_t ring_bytes(size_t n) { return (n + 63) / 64 * 64; }
 
 size_t snap_layer_block_bytes(snap_layer l, size_t snapshot_bytes) {
-  size_t align = l == SNAP_LAYER_DEVICE ? 256 : l == SNAP_LAYER_HOST ? 64 : ALIGN;
-  return (snapshot_bytes + align - 1) / align * align;
+  if (l == SNAP_LAYER_HOST) return ring_bytes(snapshot_bytes);
+  if (l == SNAP_LAYER_DISK) return round_up(snapshot_bytes);
+  return (snapshot_bytes + 255) / 256 * 256; /* a device pool slot */
 }
 
 /* Fastest layer first, each takes as many of the latest snapshots left as
@@ -495,7 +496,7 @@ int snap_store_finish_forward(snap_store *s) {
   pthread_mutex_unlock(&s->mu);
   stop_writers(s);
   if (status) return status;
-  if (s->dev_count) { /* the device copies run on their own stream: the adjoint may read them once they are done */
+  if (s->dev_count) { /* the device tier's puts are asynchronous: the adjoint may read them once they are done */
     t0 = mapp_now();
     status = s->cfg.device->wait();
     s->stall_fw += mapp_now() - t0;

@@ -52,20 +52,17 @@ static void emit_point_prologue(FILE *o) {
 }
 
 void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]) {
-  char unbounded[64];
-  snprintf(unbounded, sizeof unbounded, "%s + a->i0", in[0]);
-  fprintf(o, "      const long %s = st_max(%s, ", out[0], in[0]);
-  st_emit_gend(o, g->i.lo_at, g->i.lo, "nx", unbounded);
-  snprintf(unbounded, sizeof unbounded, "%s + a->i0", in[1]);
-  fprintf(o, " - a->i0), %s = st_min(%s, ", out[1], in[1]);
-  st_emit_gend(o, g->i.hi_at, g->i.hi, "nx", unbounded);
-  snprintf(unbounded, sizeof unbounded, "%s + a->j0", in[2]);
-  fprintf(o, " - a->i0);\n      const long %s = st_max(%s, ", out[2], in[2]);
-  st_emit_gend(o, g->j.lo_at, g->j.lo, "ny", unbounded);
-  snprintf(unbounded, sizeof unbounded, "%s + a->j0", in[3]);
-  fprintf(o, " - a->j0), %s = st_min(%s, ", out[3], in[3]);
-  st_emit_gend(o, g->j.hi_at, g->j.hi, "ny", unbounded);
-  fprintf(o, " - a->j0);\n");
+  /* bound d: i low, i high, j low, j high */
+  const signed char at[4] = {g->i.lo_at, g->i.hi_at, g->j.lo_at, g->j.hi_at};
+  const int off[4] = {g->i.lo, g->i.hi, g->j.lo, g->j.hi};
+  for (int d = 0; d < 4; ++d) {
+    const char *origin = d < 2 ? "a->i0" : "a->j0";
+    char unbounded[64];
+    snprintf(unbounded, sizeof unbounded, "%s + %s", in[d], origin);
+    fprintf(o, d % 2 ? ", %s = st_min(%s, " : "      const long %s = st_max(%s, ", out[d], in[d]);
+    st_emit_gend(o, at[d], off[d], d < 2 ? "nx" : "ny", unbounded);
+    fprintf(o, " - %s)%s", origin, d % 2 ? ";\n" : "");
+  }
 }
 
 /* The local box ri_lo..rj_hi of region g of a call: its global range
