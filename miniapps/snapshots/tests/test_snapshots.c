@@ -296,6 +296,7 @@ static void test_placement(void **unused) {
   assert_int_equal(snap_layer_block_bytes(SNAP_LAYER_HOST, 1000), 1024);
   assert_int_equal(snap_layer_block_bytes(SNAP_LAYER_DISK, 1000), 4096);
   assert_int_equal(snap_layer_block_bytes(SNAP_LAYER_HOST, 1032), 1088);
+  assert_int_equal(snap_layer_block_bytes(SNAP_LAYER_DEVICE, 1032), 1280); /* 256, not 128 or 64 */
   /* Three tiers: snapshots 200..299 on the device, 150..199 on the host,
    * 0..149 on disk (a budget a byte short of a block holds one less). */
   expect_plan(7u, 100 * b + 1000, 51 * b - 1, big, b, 300, 100, 50, 150, 0);
