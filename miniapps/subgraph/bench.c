@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mapp_bench.h"
+#include "mapp_latency.h"
 #include "subgraph.h"
 
 /* ---------------------------------------------------------- replay */
@@ -208,6 +209,7 @@ int main(int argc, char **argv) {
     snprintf(spin_names[i], sizeof spin_names[i], "handoff/spin_us:%ld", spins[i]);
     status = mapp_bench_register(spin_names[i], bm_handoff, &spins[i], &opt);
   }
+  if (status == MAPP_OK) status = mapp_latency_register(); /* what the replay's hand-offs are bound by */
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   status = mapp_report_error("mapp-subgraph-bench", status);
   MPI_Finalize();

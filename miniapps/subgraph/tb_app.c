@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapp_latency.h"
 #include "subgraph.h"
 
 #define SUBGRAPH_BACKENDS (MAPP_BACKEND_BIT(SERIAL) | MAPP_BACKEND_BIT(THREADS) | MAPP_BACKEND_BIT(CUDA))
@@ -40,6 +41,7 @@ typedef struct {
   metg_point sweep[48];
   int nsweep;
   double metg_us; /* < 0: not measured or not crossed */
+  double round_trip_ns[2]; /* core-to-core, before and after the METG sweep; 0: not measured */
   double *cuda_values; /* cuda: the last timestep's values */
 } subgraph_run;
 
@@ -125,10 +127,23 @@ static void metg_from_sweep(subgraph_run *r) {
   }
 }
 
+/* The hand-off round trip between the CPUs the first two workers run on
+ * (the process's first two when they are not pinned): METG at width 2 is
+ * bound by it, and on a VM it changes from minute to minute
+ * (mapp_latency.h). 0 when it cannot be measured (one CPU). */
+static double worker_round_trip_ns(const tb_state *st) {
+  int a, b;
+  if (st->pinned && st->cfg.workers >= 2) a = st->cpus[0], b = st->cpus[1];
+  else if (!mapp_two_cpus(&a, &b)) return 0.0;
+  double ns = 0.0;
+  return mapp_core_round_trip(a, b, 20000, 7, &ns) == MAPP_OK ? ns : 0.0;
+}
+
 static int metg_sweep(subgraph_run *r) {
   tb_state *st = r->st;
   long keep = st->cfg.iterations;
   int status = MAPP_OK, low = 0;
+  r->round_trip_ns[0] = worker_round_trip_ns(st);
   for (long k = r->metg_max; status == MAPP_OK && r->nsweep < 48; k = k > 1 ? k / 2 : k - 1) {
     st->cfg.iterations = k;
     double kernel_ns = calibrate_kernel(st), wall = 0.0;
@@ -145,6 +160,7 @@ static int metg_sweep(subgraph_run *r) {
     if (low == 2 || k == 0) break;
   }
   st->cfg.iterations = keep;
+  r->round_trip_ns[1] = worker_round_trip_ns(st);
   metg_from_sweep(r);
   return status;
 }
@@ -227,11 +243,15 @@ static int subgraph_describe(mapp_run *run, void *state) {
   if (r->metg) {
     json_object_set_new(extra, "metg_us", r->metg_us >= 0 ? json_real(r->metg_us) : json_null());
     json_object_set_new(extra, "metg_sweep", sweep_json(r));
+    for (int k = 0; k < 2; ++k)
+      json_object_set_new(extra, k ? "round_trip_ns_after" : "round_trip_ns_before",
+                          r->round_trip_ns[k] > 0 ? json_real(r->round_trip_ns[k]) : json_null());
   }
   run->rec.extra = extra;
   if (run->mpi.rank == 0 && !run->common.quiet && r->metg)
-    printf("METG(50%%) %s %s: %s%.3f us over %d points\n", run->common.variant, tb_pattern_name(cfg->pattern),
-           r->metg_us >= 0 ? "" : "not crossed, ", r->metg_us, r->nsweep);
+    printf("METG(50%%) %s %s: %s%.3f us over %d points (core-to-core round trip %.0f ns before, %.0f after)\n",
+           run->common.variant, tb_pattern_name(cfg->pattern), r->metg_us >= 0 ? "" : "not crossed, ", r->metg_us,
+           r->nsweep, r->round_trip_ns[0], r->round_trip_ns[1]);
   return MAPP_OK;
 }
 

@@ -1,4 +1,6 @@
-/* Unit tests of libmapp's serial pieces: CLI, splits and blocks, pool, records. */
+/* Unit tests of libmapp's serial pieces: CLI, splits and blocks, pool, records,
+ * the core-to-core round trip. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include "mapp.h"
+#include "mapp_latency.h"
 
 typedef struct {
   long n;
@@ -192,6 +198,47 @@ static void timers_accumulate(void **state) {
   assert_true(t.total[MAPP_PHASE_IO] == 0.0);
 }
 
+/* ---- core-to-core round trip ---- */
+
+static void round_trip_is_measured(void **state) {
+  (void)state;
+  int a, b;
+  if (!mapp_two_cpus(&a, &b)) skip();
+  double ns = -1.0;
+  assert_int_equal(mapp_core_round_trip(a, b, 1000, 3, &ns), MAPP_OK);
+  assert_true(ns > 1.0 && ns < 1e6); /* a hand-off and back: more than a cycle, well under a millisecond */
+}
+
+static void round_trip_refuses_bad_counts_and_cpus(void **state) {
+  (void)state;
+  double ns = 0.0;
+  assert_int_equal(mapp_core_round_trip(0, 1, 0, 3, &ns), MAPP_ERR_INPUT);
+  assert_int_equal(mapp_core_round_trip(0, 1, 10, 0, &ns), MAPP_ERR_INPUT);
+  assert_int_equal(mapp_core_round_trip(-1, 1, 10, 3, &ns), MAPP_ERR_INPUT);
+  /* a CPU the machine does not have: refused, not a hang */
+  mapp_error_clear();
+  assert_int_equal(mapp_core_round_trip(0, CPU_SETSIZE - 1, 10, 3, &ns), MAPP_ERR_SYSTEM);
+  assert_non_null(strstr(mapp_error_message(), "cannot pin"));
+}
+
+static void *two_cpus_when_pinned_to_one(void *out) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  int a, b;
+  *(int *)out = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0 ? mapp_two_cpus(&a, &b) : -1;
+  return NULL;
+}
+
+static void one_cpu_has_no_round_trip(void **state) {
+  (void)state;
+  int found = -1;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, two_cpus_when_pinned_to_one, &found), 0);
+  pthread_join(t, NULL);
+  assert_int_equal(found, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cli_accepts_good_values),  cmocka_unit_test(cli_rejects_bad_input),
@@ -199,6 +246,8 @@ int main(void) {
       cmocka_unit_test(blocking_handles_remainders), cmocka_unit_test(pool_is_a_stack),
       cmocka_unit_test(record_has_the_schema_fields), cmocka_unit_test(timers_accumulate),
       cmocka_unit_test(record_carries_gpu_provenance),
+      cmocka_unit_test(round_trip_is_measured), cmocka_unit_test(round_trip_refuses_bad_counts_and_cpus),
+      cmocka_unit_test(one_cpu_has_no_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
