@@ -403,22 +403,21 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
               "    if (t < stages) {\n"
               "      const int m_lo = stage_first[stages - 1][t], m_hi = stage_first[stages - 1][t + 1];\n"
               "      long ahead = %dL, behind = %dL;\n"
-              "      const long last = a->ly + %d; /* the sweep's end: every stage's final count */\n"
-              "      for (long sweep = %d; sweep < last; ++sweep) {\n"
+              "      for (long sweep = %d; sweep < a->ly + %d; ++sweep) {\n"
               "%s"
               "        for (int m = m_lo; m < m_hi; ++m) {\n          switch (m) {\n",
-          n, n, lo, lo, hi, lo,
-          stages_reversed() ? "        if (t + 1 < stages) st_stage_wait(&progress[t + 1], last, last, &behind);\n"
+          n, n, lo, lo, lo, hi,
+          stages_reversed() ? "        if (t + 1 < stages) st_stage_wait(&progress[t + 1], a->ly + 1000, &behind);\n"
                               "        (void)ahead;\n"
-                            : "        if (t > 0) st_stage_wait(&progress[t - 1], sweep + 1, st_min(sweep + ST_STAGE_BATCH, last), &ahead);\n"
-                              "        if (t + 1 < stages)\n"
-                              "          st_stage_wait(&progress[t + 1], sweep - ST_STAGE_SLACK, sweep - ST_STAGE_SLACK / 2, &behind);\n");
+                            : "        if (t > 0) st_stage_wait(&progress[t - 1], sweep + 1, &ahead);\n"
+                              "        if (t + 1 < stages) st_stage_wait(&progress[t + 1], sweep - ST_STAGE_SLACK, &behind);\n");
   for (int m = 0; m < n; ++m) {
     fprintf(fo, "          case %d:\n", m);
     emit_pipe_row(fo, p, plan, pipe, m);
     fprintf(fo, "            break;\n");
   }
-  fprintf(fo, "          }\n        }\n        st_stage_publish(&progress[t], sweep + 1);\n      }\n    }\n  }\n}\n\n");
+  fprintf(fo, "          }\n        }\n        st_stage_publish(&progress[t], sweep + 1);\n      }\n%s    }\n  }\n}\n\n",
+          stages_reversed() ? "      st_stage_publish(&progress[t], a->ly + 1000);\n" : "");
 }
 
 static void emit_exchange(FILE *o, const st_exchange *e) {

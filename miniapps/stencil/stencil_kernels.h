@@ -50,16 +50,13 @@
  * Stage t runs a contiguous share of a pipe's loops over every sweep step,
  * after stage t - 1 has finished that step (what it reads is written) and
  * at most ST_STAGE_SLACK steps ahead of stage t + 1 (what stage t + 1 reads
- * is still in cache). A stage that must wait waits for ST_STAGE_BATCH steps
- * (for half the slack, behind), so stages in step read each other's
- * progress once every few rows, not every row. An earlier stage ahead of a later one is always
+ * is still in cache). An earlier stage ahead of a later one is always
  * safe: loop after loop, the earlier loops run first. */
 #if !defined(__cplusplus)
 #include <sched.h>
 #include <stdatomic.h>
 
 #define ST_STAGE_SLACK 16
-#define ST_STAGE_BATCH 4 /* < ST_STAGE_SLACK / 2, or the two waits could deadlock */
 
 /* Sweep steps a stage has finished, alone on its cache line. */
 typedef struct {
@@ -73,19 +70,14 @@ static inline void st_stage_publish(st_stage_progress *p, long done) {
   atomic_store_explicit(&p->done, done, memory_order_release);
 }
 
-/* Waits until stage p has finished at least `need` steps; when it has to
- * wait at all, until `want` (>= need) so that, having caught up, the stage
- * has want - need steps in hand before it reads p's line again: each read
- * of a line another core writes is a hand-off (100-600 ns on the
- * development VM, mapp_latency.h), and a stage in step with its neighbour
- * would pay one per row. `seen` caches the last count read. Spins, then
- * yields the core: ranks x threads may oversubscribe the node (ctest runs 4
- * ranks of 2 threads on 2 cores). */
-static inline void st_stage_wait(st_stage_progress *p, long need, long want, long *seen) {
-  if (*seen >= need) return;
-  for (int spins = 0;; ++spins) {
+/* Waits until stage p has finished at least `want` steps. `seen` caches the
+ * last count read, so a stage that need not wait reads no line another core
+ * writes. Spins, then yields the core: ranks x threads may oversubscribe
+ * the node (ctest runs 4 ranks of 2 threads on 2 cores). */
+static inline void st_stage_wait(st_stage_progress *p, long want, long *seen) {
+  for (int spins = 0; *seen < want; ++spins) {
     *seen = atomic_load_explicit(&p->done, memory_order_acquire);
-    if (*seen >= want) return;
+    if (*seen >= want) break;
     if (spins < 2000) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
