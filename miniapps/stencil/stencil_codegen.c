@@ -276,98 +276,10 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
   fprintf(fo, "    (void)i_lo; (void)i_hi; (void)j_lo; (void)j_hi;\n  }\n}\n\n");
 }
 
-/* The sweep of a pipe covers every group's rows, shifted by its lag. */
-static void pipe_sweep_bounds(const st_program *p, const st_plan *plan, const st_pipe *pipe, int *lo, int *hi) {
-  for (int m = 0; m < pipe->count; ++m) {
-    const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
-    if (m == 0 || e->j.lo + pipe->lag[m] < *lo) *lo = e->j.lo + pipe->lag[m];
-    if (m == 0 || e->j.hi + pipe->lag[m] > *hi) *hi = e->j.hi + pipe->lag[m];
-  }
-}
-
-/* Group m of a pipe at sweep step `sweep`: its row sweep - lag, when the
- * row is in its extent. */
-static void emit_pipe_row(FILE *fo, const st_program *p, const st_plan *plan, const st_pipe *pipe, int m) {
-  const st_group *g = &plan->groups[pipe->first + m];
-  const st_extent *e = &p->calls[g->first].extent;
-  fprintf(fo, "    { /* group %d, %d rows behind */\n      const long j = sweep - %d;\n", pipe->first + m,
-          pipe->lag[m], pipe->lag[m]);
-  fprintf(fo, "      if (j >= %d && j < a->ly + %d) {\n      const long i_lo = %d, i_hi = a->lx + %d;\n"
-              "      const long gj = a->j0 + j;\n", e->j.lo, e->j.hi, e->i.lo, e->i.hi);
-  emit_row(fo, p, plan, g);
-  fprintf(fo, "      }\n    }\n");
-}
-
-/* A group's share of a pipe's work: the memory operands of its stencils
- * (what a row of it loads and stores; the bodies are all a few flops). */
-static int group_cost(const st_program *p, const st_group *g) {
-  int cost = 0;
-  for (int k = g->first; k < g->first + g->count; ++k) cost += p->calls[k].nin + 1;
-  return cost;
-}
-
-/* The first group of each of `stages` stages of a pipe (first[stages] =
- * count): the contiguous split whose costliest stage is cheapest (exact,
- * by dynamic programming; a pipe has a handful of groups). */
-static void split_stages(const st_program *p, const st_plan *plan, const st_pipe *pipe, int stages,
-                         int first[ST_MAX_CALLS + 1]) {
-  int n = pipe->count, prefix[ST_MAX_CALLS + 1] = {0};
-  for (int m = 0; m < n; ++m) prefix[m + 1] = prefix[m] + group_cost(p, &plan->groups[pipe->first + m]);
-  /* best[s][m]: the least maximum stage cost of the first m groups in s stages; cut[s][m] where the last begins */
-  static int best[ST_MAX_CALLS + 1][ST_MAX_CALLS + 1], cut[ST_MAX_CALLS + 1][ST_MAX_CALLS + 1];
-  for (int m = 0; m <= n; ++m) best[1][m] = prefix[m], cut[1][m] = 0;
-  for (int st = 2; st <= stages; ++st)
-    for (int m = st; m <= n; ++m) {
-      best[st][m] = -1;
-      for (int c = st - 1; c < m; ++c) {
-        int last = prefix[m] - prefix[c], worst = best[st - 1][c] > last ? best[st - 1][c] : last;
-        if (best[st][m] < 0 || worst < best[st][m]) best[st][m] = worst, cut[st][m] = c;
-      }
-    }
-  first[stages] = n;
-  for (int st = stages, m = n; st >= 1; --st) m = first[st - 1] = cut[st][m];
-}
-
-/* Test-only break (MAPP_STENCIL_BREAK=stages): each stage waits until the
- * next has finished the whole pipe, so the loops run in reverse order and
- * the answer is wrong deterministically; shows the agreement test catches a
- * pipeline whose stages are out of order. */
-static bool stages_reversed(void) {
-  const char *b = getenv("MAPP_STENCIL_BREAK");
-  return b && !strcmp(b, "stages");
-}
-
-/* The thread counts (bit t) for which the pipe runs pipelined: one thread
- * (a plain row sweep), and t stages whose costliest holds at most
- * ST_STAGE_MAX_SHARE of the work (at least 1.5x from t threads; a more
- * lopsided split loses to parallel loops, measured at 48x48). */
-#define ST_STAGE_MAX_SHARE 0.65
-static unsigned long pipeline_thread_counts(const st_program *p, const st_plan *plan, const st_pipe *pipe) {
-  unsigned long mask = 1ul << 1;
-  int total = 0;
-  for (int m = 0; m < pipe->count; ++m) total += group_cost(p, &plan->groups[pipe->first + m]);
-  for (int stages = 2; stages <= pipe->count && stages < 64; ++stages) {
-    int first[ST_MAX_CALLS + 1], worst = 0;
-    split_stages(p, plan, pipe, stages, first);
-    for (int t = 0; t < stages; ++t) {
-      int cost = 0;
-      for (int m = first[t]; m < first[t + 1]; ++m) cost += group_cost(p, &plan->groups[pipe->first + m]);
-      if (cost > worst) worst = cost;
-    }
-    if (worst <= ST_STAGE_MAX_SHARE * total) mask |= 1ul << stages;
-  }
-  return mask;
-}
-
 /* A pipe of several groups as one function: one sweep over rows in which
  * each group runs its row `lag` rows behind the first (st_pipe). Its arrays
- * are restrict parameters as for a group: no two share a pool slot.
- * OpenMP: the sweep is pipelined over the threads, each running a
- * contiguous share of the groups (st_stage_progress), one parallel region
- * for the whole pipe instead of one per group and the rows' data passed
- * between cores while still in cache; with more threads than groups the
- * step runs the groups as parallel loops instead (emit_pipe_call). */
-static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q, mapp_backend backend) {
+ * are restrict parameters as for a group: no two share a pool slot. */
+static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q) {
   const st_pipe *pipe = &plan->pipes[q];
   bool used[ST_NFIELDS] = {false}, mine[ST_NFIELDS];
   fprintf(o, "  /* groups %d to %d, swept together by rows:", pipe->first, pipe->first + pipe->count - 1);
@@ -379,45 +291,25 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
     for (int f = 0; f < ST_NFIELDS; ++f) used[f] |= mine[f];
   }
   emit_function(fo, o, "pipe", q, used);
-  int lo = 0, hi = 0, n = pipe->count;
-  pipe_sweep_bounds(p, plan, pipe, &lo, &hi);
-  if (backend != MAPP_BACKEND_OMP) {
-    fprintf(fo, "  for (long sweep = %d; sweep < a->ly + %d; ++sweep) {\n", lo, hi);
-    for (int m = 0; m < n; ++m) emit_pipe_row(fo, p, plan, pipe, m);
-    fprintf(fo, "  }\n}\n\n");
-    return;
+  /* the sweep covers every group's rows, shifted by its lag */
+  int lo = 0, hi = 0;
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
+    if (m == 0 || e->j.lo + pipe->lag[m] < lo) lo = e->j.lo + pipe->lag[m];
+    if (m == 0 || e->j.hi + pipe->lag[m] > hi) hi = e->j.hi + pipe->lag[m];
   }
-  fprintf(fo, "  /* the first group of each stage, for 1 to %d stages */\n  static const signed char stage_first[%d][%d] = {",
-          n, n, n + 1);
-  for (int stages = 1; stages <= n; ++stages) {
-    int first[ST_MAX_CALLS + 1];
-    split_stages(p, plan, pipe, stages, first);
-    fprintf(fo, "%s{", stages > 1 ? ", " : "");
-    for (int t = 0; t <= stages; ++t) fprintf(fo, "%s%d", t ? ", " : "", first[t]);
-    fprintf(fo, "}");
+  fprintf(fo, "  for (long sweep = %d; sweep < a->ly + %d; ++sweep) {\n", lo, hi);
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_group *g = &plan->groups[pipe->first + m];
+    const st_extent *e = &p->calls[g->first].extent;
+    fprintf(fo, "    { /* group %d, %d rows behind */\n      const long j = sweep - %d;\n", pipe->first + m,
+            pipe->lag[m], pipe->lag[m]);
+    fprintf(fo, "      if (j >= %d && j < a->ly + %d) {\n      const long i_lo = %d, i_hi = a->lx + %d;\n"
+                "      const long gj = a->j0 + j;\n", e->j.lo, e->j.hi, e->i.lo, e->i.hi);
+    emit_row(fo, p, plan, g);
+    fprintf(fo, "      }\n    }\n");
   }
-  fprintf(fo, "};\n  st_stage_progress progress[%d];\n  for (int t = 0; t < %d; ++t) atomic_init(&progress[t].done, %dL);\n",
-          n, n, lo);
-  fprintf(fo, "#pragma omp parallel\n  {\n"
-              "    const int nt = omp_get_num_threads(), stages = nt < %d ? nt : %d, t = omp_get_thread_num();\n"
-              "    if (t < stages) {\n"
-              "      const int m_lo = stage_first[stages - 1][t], m_hi = stage_first[stages - 1][t + 1];\n"
-              "      long ahead = %dL, behind = %dL;\n"
-              "      for (long sweep = %d; sweep < a->ly + %d; ++sweep) {\n"
-              "%s"
-              "        for (int m = m_lo; m < m_hi; ++m) {\n          switch (m) {\n",
-          n, n, lo, lo, lo, hi,
-          stages_reversed() ? "        if (t + 1 < stages) st_stage_wait(&progress[t + 1], a->ly + 1000, &behind);\n"
-                              "        (void)ahead;\n"
-                            : "        if (t > 0) st_stage_wait(&progress[t - 1], sweep + 1, &ahead);\n"
-                              "        if (t + 1 < stages) st_stage_wait(&progress[t + 1], sweep - ST_STAGE_SLACK, &behind);\n");
-  for (int m = 0; m < n; ++m) {
-    fprintf(fo, "          case %d:\n", m);
-    emit_pipe_row(fo, p, plan, pipe, m);
-    fprintf(fo, "            break;\n");
-  }
-  fprintf(fo, "          }\n        }\n        st_stage_publish(&progress[t], sweep + 1);\n      }\n%s    }\n  }\n}\n\n",
-          stages_reversed() ? "      st_stage_publish(&progress[t], a->ly + 1000);\n" : "");
+  fprintf(fo, "  }\n}\n\n");
 }
 
 static void emit_exchange(FILE *o, const st_exchange *e) {
@@ -443,7 +335,7 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
              " * kept, %d removed, %d of %d temporaries demoted to locals, the rest in %d pooled arrays. */\n",
           cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->npipes, plan->nregions_kept,
           plan->nregions_removed, plan->ndemoted, plan->ntemps, plan->nslots);
-  fprintf(o, "#include \"stencil_kernels.h\"\n%s\n", backend == MAPP_BACKEND_OMP ? "#include <omp.h>\n" : "");
+  fprintf(o, "#include \"stencil_kernels.h\"\n\n");
   fprintf(o, "const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
   fprintf(o, "const int stencil_generated_nslots = %d;\n", plan->nslots);
   fprintf(o, "const int stencil_generated_slot[%d] = {", ST_NFIELDS);
@@ -467,20 +359,8 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
     /* exchanges come only before a pipe's first group (make_pipes) */
     while (e < plan->nexchanges && plan->exchanges[e].before == plan->groups[pipe->first].first)
       emit_exchange(b, &plan->exchanges[e++]);
-    if (pipe->count == 1) {
-      emit_group(o, b, p, plan, pipe->first, backend, debug);
-    } else if (backend != MAPP_BACKEND_OMP) {
-      emit_pipe(o, b, p, plan, q, backend);
-    } else {
-      /* pipelined with a stage per thread where that pays; otherwise
-       * (more threads than groups, or too lopsided a split) the threads
-       * share each group's rows */
-      fprintf(b, "  if (st_bit(0x%lxUL, omp_get_max_threads())) {\n", pipeline_thread_counts(p, plan, pipe));
-      emit_pipe(o, b, p, plan, q, backend);
-      fprintf(b, "  } else {\n");
-      for (int m = 0; m < pipe->count; ++m) emit_group(o, b, p, plan, pipe->first + m, backend, debug);
-      fprintf(b, "  }\n");
-    }
+    if (pipe->count > 1) emit_pipe(o, b, p, plan, q);
+    else emit_group(o, b, p, plan, pipe->first, backend, debug);
   }
   fclose(b);
   fprintf(o, "\nint stencil_generated_step(const stencil_args *args, double *const *f, stencil_hooks *hk);\n"

@@ -46,49 +46,6 @@
 #define ST_IVDEP
 #endif
 
-/* ---- the stages of a pipelined row sweep (generated OpenMP code) ----
- * Stage t runs a contiguous share of a pipe's loops over every sweep step,
- * after stage t - 1 has finished that step (what it reads is written) and
- * at most ST_STAGE_SLACK steps ahead of stage t + 1 (what stage t + 1 reads
- * is still in cache). An earlier stage ahead of a later one is always
- * safe: loop after loop, the earlier loops run first. */
-#if !defined(__cplusplus)
-#include <sched.h>
-#include <stdatomic.h>
-
-#define ST_STAGE_SLACK 16
-
-/* Sweep steps a stage has finished, alone on its cache line. */
-typedef struct {
-  _Alignas(64) atomic_long done;
-} st_stage_progress;
-
-/* Bit t of mask (t < 64): is t threads a count the pipe runs pipelined with? */
-static inline int st_bit(unsigned long mask, int t) { return t >= 0 && t < 64 && (mask >> t & 1ul); }
-
-static inline void st_stage_publish(st_stage_progress *p, long done) {
-  atomic_store_explicit(&p->done, done, memory_order_release);
-}
-
-/* Waits until stage p has finished at least `want` steps. `seen` caches the
- * last count read, so a stage that need not wait reads no line another core
- * writes. Spins, then yields the core: ranks x threads may oversubscribe
- * the node (ctest runs 4 ranks of 2 threads on 2 cores). */
-static inline void st_stage_wait(st_stage_progress *p, long want, long *seen) {
-  for (int spins = 0; *seen < want; ++spins) {
-    *seen = atomic_load_explicit(&p->done, memory_order_acquire);
-    if (*seen >= want) break;
-    if (spins < 2000) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    } else {
-      sched_yield();
-    }
-  }
-}
-#endif
-
 ST_DEVICE static inline long st_max(long x, long y) { return x > y ? x : y; }
 ST_DEVICE static inline long st_min(long x, long y) { return x < y ? x : y; }
 

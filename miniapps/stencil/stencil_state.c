@@ -230,7 +230,7 @@ static int prepare_orchestrated(stencil_state *s) {
   bool may_build = c->mode != STENCIL_MODE_RUN;
   bool load = c->mode != STENCIL_MODE_BUILD;
   st_plan_level level = stencil_debug_any(&c->debug) ? ST_PLAN_SEPARATE
-                        : c->backend != MAPP_BACKEND_CUDA ? ST_PLAN_ROWS /* OpenMP pipelines the sweeps over threads */
+                        : c->backend == MAPP_BACKEND_SERIAL ? ST_PLAN_ROWS /* a row sweep is one thread's */
                                                             : ST_PLAN_FUSED;
   MAPP_TRY(st_plan_make(&s->program, s->cls, level, &s->plan));
   MPI_Comm class_comm;
