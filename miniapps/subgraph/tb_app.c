@@ -28,6 +28,7 @@ const subgraph_preset subgraph_presets[4] = {
 
 typedef struct {
   double iterations, granularity_us, efficiency, wall_s;
+  double round_trip_ns; /* core-to-core, measured just before the point's runs; 0: not measured */
 } metg_point;
 
 typedef struct {
@@ -131,23 +132,24 @@ static void metg_from_sweep(subgraph_run *r) {
  * (the process's first two when they are not pinned): METG at width 2 is
  * bound by it, and on a VM it changes from minute to minute
  * (mapp_latency.h). 0 when it cannot be measured (one CPU). */
-static double worker_round_trip_ns(const tb_state *st) {
+static double worker_round_trip_ns(const tb_state *st, long trips) {
   int a, b;
   if (st->pinned && st->cfg.workers >= 2) a = st->cpus[0], b = st->cpus[1];
   else if (!mapp_two_cpus(&a, &b)) return 0.0;
   double ns = 0.0;
-  return mapp_core_round_trip(a, b, 20000, 7, &ns) == MAPP_OK ? ns : 0.0;
+  return mapp_core_round_trip(a, b, trips, 5, &ns) == MAPP_OK ? ns : 0.0;
 }
 
 static int metg_sweep(subgraph_run *r) {
   tb_state *st = r->st;
   long keep = st->cfg.iterations;
   int status = MAPP_OK, low = 0;
-  r->round_trip_ns[0] = worker_round_trip_ns(st);
+  r->round_trip_ns[0] = worker_round_trip_ns(st, 20000);
   for (long k = r->metg_max; status == MAPP_OK && r->nsweep < 48; k = k > 1 ? k / 2 : k - 1) {
     st->cfg.iterations = k;
     double kernel_ns = calibrate_kernel(st), wall = 0.0;
     MAPP_MPI(MPI_Bcast(&kernel_ns, 1, MPI_DOUBLE, 0, st->comm)); /* one useful time for every rank */
+    double round_trip = worker_round_trip_ns(st, 2000); /* the VM's mode can change between points */
     for (int rep = 0; rep < 3 && status == MAPP_OK; ++rep) { /* best of three, as for the kernel */
       double again;
       status = run_once(r, &again);
@@ -155,12 +157,13 @@ static int metg_sweep(subgraph_run *r) {
     }
     if (status != MAPP_OK) break;
     metg_point pt = measure_point(st, kernel_ns, wall);
+    pt.round_trip_ns = round_trip;
     r->sweep[r->nsweep++] = pt;
     low = pt.efficiency < 0.25 ? low + 1 : 0;
     if (low == 2 || k == 0) break;
   }
   st->cfg.iterations = keep;
-  r->round_trip_ns[1] = worker_round_trip_ns(st);
+  r->round_trip_ns[1] = worker_round_trip_ns(st, 20000);
   metg_from_sweep(r);
   return status;
 }
@@ -200,9 +203,11 @@ static int subgraph_verify(mapp_run *run, void *state) {
 static json_t *sweep_json(const subgraph_run *r) {
   json_t *arr = json_array();
   for (int i = 0; arr && i < r->nsweep; ++i)
-    json_array_append_new(arr, json_pack("{s:f,s:f,s:f,s:f}", "iterations", r->sweep[i].iterations, "granularity_us",
-                                         r->sweep[i].granularity_us, "efficiency", r->sweep[i].efficiency, "wall_s",
-                                         r->sweep[i].wall_s));
+    json_array_append_new(arr, json_pack("{s:f,s:f,s:f,s:f,s:o}", "iterations", r->sweep[i].iterations,
+                                         "granularity_us", r->sweep[i].granularity_us, "efficiency",
+                                         r->sweep[i].efficiency, "wall_s", r->sweep[i].wall_s, "round_trip_ns",
+                                         r->sweep[i].round_trip_ns > 0 ? json_real(r->sweep[i].round_trip_ns)
+                                                                       : json_null()));
   return arr;
 }
 
