@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "mapp_error.h"
@@ -144,20 +143,4 @@ bool mapp_two_cpus(int *a, int *b) {
   for (int c = 0; c < CPU_SETSIZE && found < 2; ++c)
     if (CPU_ISSET(c, &set)) *(found++ ? b : a) = c;
   return found == 2;
-}
-
-double mapp_core_round_trip_ns(void) {
-  static double cached = -1.0;
-  if (cached >= 0) return cached;
-  int a, b;
-  cached = 0.0;
-  if (!mapp_two_cpus(&a, &b)) {
-    fprintf(stderr, "mapp: core-to-core round trip not measured: this process may run on one CPU only\n");
-  } else if (mapp_core_round_trip(a, b, 20000, 7, &cached) != MAPP_OK) {
-    cached = 0.0;
-    fprintf(stderr, "mapp: core-to-core round trip not measured: %s\n", mapp_error_message());
-  } else {
-    fprintf(stderr, "mapp: core-to-core round trip, CPUs %d and %d, median of 7 x 20000: %.0f ns\n", a, b, cached);
-  }
-  return cached;
 }

@@ -14,7 +14,8 @@
 #define MAPP_LATENCY_H
 
 /* Median round trip in ns over `batches` batches of `trips` round trips
- * between threads pinned to cpu_a (the caller's new thread) and cpu_b.
+ * between two new threads pinned to cpu_a and cpu_b (the caller's own
+ * affinity is left alone).
  * MAPP_OK, or MAPP_ERR_INPUT for bad counts, MAPP_ERR_SYSTEM when a thread
  * cannot be created or pinned, or when one round trip takes over a second
  * (the other thread is not running); the message is recorded. */
@@ -23,12 +24,6 @@ int mapp_core_round_trip(int cpu_a, int cpu_b, long trips, int batches, double *
 /* The two lowest CPUs this process may run on, into *a and *b; false when
  * it may run on fewer than two. */
 _Bool mapp_two_cpus(int *a, int *b);
-
-/* The process's reference: mapp_core_round_trip between mapp_two_cpus, 7
- * batches of 20000, measured on the first call and cached (printed once on
- * stderr, as the triad is). 0 when the process has fewer than two CPUs or
- * the measurement failed. Call from one thread. */
-double mapp_core_round_trip_ns(void);
 
 /* Registers benchmark "machine/core_round_trip" (in the mapp_bench library,
  * beside stream/triad): counter round_trip_ns, the mean over its iterations

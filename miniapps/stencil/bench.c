@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
   const mapp_bench_options call_opt = {.use_real_time = true, .unit = MAPP_BENCH_NANOSECOND};
   if (status == MAPP_OK) status = mapp_bench_register("stencil_call/loaded_empty_step", bm_loaded_call, NULL, &call_opt);
   if (status == MAPP_OK) status = mapp_stream_register(0);
-  if (status == MAPP_OK) status = mapp_latency_register(); /* what the pipelined sweeps' hand-offs are bound by */
+  if (status == MAPP_OK) status = mapp_latency_register(); /* what the OpenMP loops' forks and barriers are bound by */
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   char cmd[700];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
