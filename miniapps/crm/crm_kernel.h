@@ -116,50 +116,96 @@ CRM_HD double crm_theta_rho(const crm_view *v, long c, long k, long i) {
   return T / v->exner[p] * (1.0 + 0.608 * (qt - qc) - qc - qp);
 }
 
+/* Element of level mean `which` (CRM_MEAN_*) of instance c, level k. */
+CRM_HD long crm_mean_ix(const crm_grid *g, int which, long c, long k) {
+  return (long)which * g->ninst * g->rows + crm_px(g, c, k);
+}
+
 CRM_HD double crm_buoyancy(const crm_view *v, long c, long k, long i) {
-  double mean = v->mean[(long)CRM_MEAN_THR * v->g.ninst * v->g.rows + crm_px(&v->g, c, k)];
+  double mean = v->mean[crm_mean_ix(&v->g, CRM_MEAN_THR, c, k)];
   return CRM_GRAV * (crm_theta_rho(v, c, k, i) - mean) / mean;
 }
 
-/* Level mean of theta_rho (a partial reduction per instance and level). */
+/* Level mean of theta_rho (a partial reduction per instance and level):
+ * crm_row_mean's arithmetic, in its order, on values computed on the fly
+ * (the GPU stages them in a row and calls crm_row_mean: the same answer). */
 CRM_HD void crm_mean_theta_rho(const crm_view *v, long c, long k) {
   double x0 = crm_theta_rho(v, c, k, 0), s = 0.0;
   for (long i = 0; i < v->g.nx; ++i) s += crm_theta_rho(v, c, k, i) - x0;
-  v->mean[(long)CRM_MEAN_THR * v->g.ninst * v->g.rows + crm_px(&v->g, c, k)] = x0 + s / (double)v->g.nx;
+  v->mean[crm_mean_ix(&v->g, CRM_MEAN_THR, c, k)] = x0 + s / (double)v->g.nx;
 }
 
-/* Level means of t, qt, u and qp. */
-CRM_HD void crm_level_means(const crm_view *v, long c, long k) {
+/* Level means of t, qt, u and qp from their rows (the field's own, or
+ * copies staged by the GPU). */
+CRM_HD void crm_store_level_means(const crm_view *v, long c, long k, const double *t, const double *qt,
+                                  const double *u, const double *qp) {
   const crm_grid *g = &v->g;
-  long n = crm_ix(g, c, k, 0), p = crm_px(g, c, k), N = crm_field_size(g), M = g->ninst * g->rows;
-  v->mean[CRM_MEAN_T * M + p] = crm_row_mean(v->scal + n, g->nx);
-  v->mean[CRM_MEAN_QT * M + p] = crm_row_mean(v->scal + N + n, g->nx);
-  v->mean[CRM_MEAN_U * M + p] = crm_row_mean(v->u + n, g->nx);
-  v->mean[CRM_MEAN_QP * M + p] = crm_row_mean(v->scal + 2 * N + n, g->nx);
+  v->mean[crm_mean_ix(g, CRM_MEAN_T, c, k)] = crm_row_mean(t, g->nx);
+  v->mean[crm_mean_ix(g, CRM_MEAN_QT, c, k)] = crm_row_mean(qt, g->nx);
+  v->mean[crm_mean_ix(g, CRM_MEAN_U, c, k)] = crm_row_mean(u, g->nx);
+  v->mean[crm_mean_ix(g, CRM_MEAN_QP, c, k)] = crm_row_mean(qp, g->nx);
+}
+
+CRM_HD void crm_level_means(const crm_view *v, long c, long k) {
+  long n = crm_ix(&v->g, c, k, 0), N = crm_field_size(&v->g);
+  crm_store_level_means(v, c, k, v->scal + n, v->scal + N + n, v->u + n, v->scal + 2 * N + n);
 }
 
 /* ------------------------------------------------------------------ forcing */
 
 /* Large-scale forcing plus nudging of the level mean toward the column,
  * applied uniformly along the level, for one CRM step. The water it adds
- * (qt is kept >= 0) is recorded per level for the water budget. */
+ * (qt is kept >= 0) is recorded per level for the water budget.
+ *
+ * In three pieces so that the GPU, which stages a level's rows in shared
+ * memory to read them coalesced, runs the same arithmetic in the same
+ * order: the increments from the rows' means (rows may be copies), the
+ * update of one point, and the water added along the row, summed in
+ * column order. */
+typedef struct {
+  double dt_t, dt_q, dt_u;
+} crm_forcing;
+
+CRM_HD crm_forcing crm_forcing_of(const crm_view *v, long c, long k, const double *t, const double *qt,
+                                  const double *u) {
+  const crm_grid *g = &v->g;
+  long p = crm_px(g, c, k), M = g->ninst * g->rows;
+  double relax = v->dt / v->nudge_tau;
+  crm_forcing f;
+  f.dt_t = v->dt * v->ls[p] - relax * (crm_row_mean(t, g->nx) - v->col[p]);
+  f.dt_q = v->dt * v->ls[M + p] - relax * (crm_row_mean(qt, g->nx) - v->col[M + p]);
+  f.dt_u = -relax * (crm_row_mean(u, g->nx) - v->col[2 * M + p]);
+  return f;
+}
+
+/* The forced point; returns the water it added. */
+CRM_HD double crm_force_point(const crm_forcing *f, double *t, double *qt, double *u) {
+  double q = crm_max(*qt + f->dt_q, 0.0), added = q - *qt;
+  *qt = q;
+  *t += f->dt_t;
+  *u += f->dt_u;
+  return added;
+}
+
+/* The water the forcing adds along a row of qt (before the update), in
+ * column order, into the level's budget. */
+CRM_HD void crm_force_budget(const crm_view *v, long c, long k, const crm_forcing *f, const double *qt) {
+  double added = 0.0;
+  for (long i = 0; i < v->g.nx; ++i) {
+    double t = 0.0, q = qt[i], u = 0.0;
+    added += crm_force_point(f, &t, &q, &u);
+  }
+  long p = crm_px(&v->g, c, k);
+  v->source[p] += v->rho[p] * v->dz * added;
+}
+
 CRM_HD void crm_force_level(const crm_view *v, long c, long k) {
   const crm_grid *g = &v->g;
-  long n0 = crm_ix(g, c, k, 0), p = crm_px(g, c, k), N = crm_field_size(g), M = g->ninst * g->rows;
+  long n0 = crm_ix(g, c, k, 0), N = crm_field_size(g);
   double *t = v->scal + n0, *qt = v->scal + N + n0, *u = v->u + n0;
-  double relax = v->dt / v->nudge_tau;
-  double dt_t = v->dt * v->ls[p] - relax * (crm_row_mean(t, g->nx) - v->col[p]);
-  double dt_q = v->dt * v->ls[M + p] - relax * (crm_row_mean(qt, g->nx) - v->col[M + p]);
-  double dt_u = -relax * (crm_row_mean(u, g->nx) - v->col[2 * M + p]);
-  double added = 0.0;
-  for (long i = 0; i < g->nx; ++i) {
-    double q = crm_max(qt[i] + dt_q, 0.0);
-    added += q - qt[i];
-    qt[i] = q;
-    t[i] += dt_t;
-    u[i] += dt_u;
-  }
-  v->source[p] += v->rho[p] * v->dz * added;
+  crm_forcing f = crm_forcing_of(v, c, k, t, qt, u);
+  crm_force_budget(v, c, k, &f, qt);
+  for (long i = 0; i < g->nx; ++i) crm_force_point(&f, &t[i], &qt[i], &u[i]);
 }
 
 /* ---------------------------------------------------------------- dynamics */
