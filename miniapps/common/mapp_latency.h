@@ -15,7 +15,9 @@
 
 /* Median round trip in ns over `batches` batches of `trips` round trips
  * between two new threads pinned to cpu_a and cpu_b (the caller's own
- * affinity is left alone).
+ * affinity is left alone). A batch stops early after 100 ms (on a loaded
+ * node a trip can cost a time slice), so a call takes at most about
+ * batches x 0.1 s.
  * MAPP_OK, or MAPP_ERR_INPUT for bad counts, MAPP_ERR_SYSTEM when a thread
  * cannot be created or pinned, or when one round trip takes over a second
  * (the other thread is not running); the message is recorded. */
