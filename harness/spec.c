@@ -1,5 +1,6 @@
 #include "spec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,44 +260,40 @@ static int parse_table(const yaml_map *m, table_spec *t) {
   return check_table_columns(m, t);
 }
 
-/* Figures and tables name files (APP-NAME.png, APP-NAME.csv): two of a
- * kind with one name would overwrite each other. */
-static int check_unique(const yaml_map *m, const char *kind, const char *name, const char *earlier) {
-  if (strcmp(name, earlier) == 0)
-    return yaml_error_at(m, "name", "%s '%s' is defined twice (its name names its file)", kind, name);
-  return MAPP_OK;
-}
-
-static int parse_figures(const yaml_map *plots, sweep_spec *spec) {
+/* The list under `key` of plots (figures, tables) into a new array of
+ * `size`-byte items, each parsed by `parse` and holding its name at
+ * `name_at`. Figures and tables name files (APP-NAME.png, APP-NAME.csv):
+ * two of a kind with one name would overwrite each other. */
+static int parse_named_list(const yaml_map *plots, const char *key, const char *kind, size_t size, size_t name_at,
+                            int (*parse)(const yaml_map *, void *), void **out, size_t *n) {
   yaml_map *items = NULL;
   size_t count = 0;
-  int status = yaml_get_map_list(plots, "figures", false, &items, &count);
-  if (status == MAPP_OK && count && !(spec->figures = calloc(count, sizeof *spec->figures)))
-    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) spec->nfigures = count;
+  char *array = NULL;
+  int status = yaml_get_map_list(plots, key, false, &items, &count);
+  if (status == MAPP_OK && count && !(array = calloc(count, size))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) *out = array, *n = count;
   for (size_t i = 0; status == MAPP_OK && i < count; ++i) {
-    status = parse_figure(&items[i], &spec->figures[i]);
+    status = parse(&items[i], array + i * size);
+    const char *name = *(char **)(array + i * size + name_at);
     for (size_t j = 0; status == MAPP_OK && j < i; ++j)
-      status = check_unique(&items[i], "figure", spec->figures[i].name, spec->figures[j].name);
+      if (strcmp(name, *(char **)(array + j * size + name_at)) == 0)
+        status = yaml_error_at(&items[i], "name", "%s '%s' is defined twice (its name names its file)", kind, name);
   }
   free(items);
   return status;
+}
+
+static int parse_figure_item(const yaml_map *m, void *item) { return parse_figure(m, item); }
+static int parse_table_item(const yaml_map *m, void *item) { return parse_table(m, item); }
+
+static int parse_figures(const yaml_map *plots, sweep_spec *spec) {
+  return parse_named_list(plots, "figures", "figure", sizeof(figure_spec), offsetof(figure_spec, name),
+                          parse_figure_item, (void **)&spec->figures, &spec->nfigures);
 }
 
 static int parse_tables(const yaml_map *plots, sweep_spec *spec) {
-  yaml_map *items = NULL;
-  size_t count = 0;
-  int status = yaml_get_map_list(plots, "tables", false, &items, &count);
-  if (status == MAPP_OK && count && !(spec->tables = calloc(count, sizeof *spec->tables)))
-    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK) spec->ntables = count;
-  for (size_t i = 0; status == MAPP_OK && i < count; ++i) {
-    status = parse_table(&items[i], &spec->tables[i]);
-    for (size_t j = 0; status == MAPP_OK && j < i; ++j)
-      status = check_unique(&items[i], "table", spec->tables[i].name, spec->tables[j].name);
-  }
-  free(items);
-  return status;
+  return parse_named_list(plots, "tables", "table", sizeof(table_spec), offsetof(table_spec, name), parse_table_item,
+                          (void **)&spec->tables, &spec->ntables);
 }
 
 static int parse_plots(const yaml_map *root, sweep_spec *spec) {

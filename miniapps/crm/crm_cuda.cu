@@ -280,14 +280,20 @@ __global__ void k_first_nonfinite(crm_view v, unsigned long long *out) {
 
 // ------------------------------------------------------------------ launches
 
+// `blocks` blocks of kBlock threads with `shared` bytes of dynamic shared memory.
 template <typename... Kargs, typename... Args>
-int launch(const crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
+int launch_blocks(const crm_state *s, void (*kernel)(Kargs...), long blocks, size_t shared, Args... args) {
   crm_cuda *b = cuda_of(s);
-  if (threads <= 0) return MAPP_OK;
-  kernel<<<(unsigned)((threads + kBlock - 1) / kBlock), kBlock, 0, b->stream>>>(args...);
+  if (blocks <= 0) return MAPP_OK;
+  kernel<<<(unsigned)blocks, kBlock, shared, b->stream>>>(args...);
   CRM_CUDA(cudaGetLastError());
   if (b->sync) CRM_CUDA(cudaStreamSynchronize(b->stream));
   return MAPP_OK;
+}
+
+template <typename... Kargs, typename... Args>
+int launch(const crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
+  return launch_blocks(s, kernel, (threads + kBlock - 1) / kBlock, 0, args...);
 }
 
 // One device scalar reduced by `kernel`, back on the host (a sync point).
@@ -306,42 +312,38 @@ int reduce(crm_state *s, void (*kernel)(Kargs...), long threads, unsigned long l
 
 long points(crm_range r, long rows, long cols) { return r.count * rows * cols; }
 
-// Rows of `fields` staged doubles (plus `extra` bytes each) a block of a
-// staged kernel holds within the default shared memory; 0 when not one row
-// fits (the caller falls back to a thread per row).
+// Shared bytes one staged row takes: `fields` copies of it (nx + 1
+// doubles each) plus `extra` bytes.
+size_t staged_row_bytes(const crm_state *s, int fields, size_t extra) {
+  return (size_t)fields * (size_t)(s->g.nx + 1) * sizeof(double) + extra;
+}
+
+// Rows a block of a staged kernel holds within the default shared memory;
+// 0 when not one row fits (the caller falls back to a thread per row).
 int rows_per_block(const crm_state *s, int fields, size_t extra) {
-  size_t per_row = (size_t)fields * (size_t)(s->g.nx + 1) * sizeof(double) + extra;
-  size_t rows = kStageBytes / per_row;
+  size_t rows = kStageBytes / staged_row_bytes(s, fields, extra);
   return rows < (size_t)kStageRows ? (int)rows : kStageRows;
 }
 
-// A staged kernel over the range's (instance, level) rows, per_block rows a block.
-template <typename... Kargs>
-int launch_staged(const crm_state *s, void (*kernel)(Kargs...), crm_range r, int per_block, size_t shared_bytes) {
-  crm_cuda *b = cuda_of(s);
-  long rows = r.count * s->g.nz;
-  if (rows <= 0) return MAPP_OK;
-  kernel<<<(unsigned)((rows + per_block - 1) / per_block), kBlock, shared_bytes, b->stream>>>(b->dev, r.first, r.count,
-                                                                                             per_block);
-  CRM_CUDA(cudaGetLastError());
-  if (b->sync) CRM_CUDA(cudaStreamSynchronize(b->stream));
-  return MAPP_OK;
-}
-
-// Shared bytes of a staged kernel: `fields` rows per staged row, plus extra.
-size_t staged_bytes(const crm_state *s, int per_block, int fields, size_t extra) {
-  return (size_t)per_block * ((size_t)fields * (size_t)(s->g.nx + 1) * sizeof(double) + extra);
+// The range's (instance, level) rows by a staged kernel, as many rows a
+// block as its shared memory holds (each `fields` staged copies plus
+// `extra` bytes), or by the thread-per-row fallback when not one fits.
+template <typename... Sargs, typename... Fargs>
+int launch_rows(const crm_state *s, crm_range r, void (*staged)(Sargs...), void (*fallback)(Fargs...), int fields,
+                size_t extra) {
+  const crm_view &v = cuda_of(s)->dev;
+  int per_block = rows_per_block(s, fields, extra);
+  if (per_block == 0) return launch(s, fallback, points(r, s->g.nz, 1), v, r.first, r.count);
+  long rows = points(r, s->g.nz, 1);
+  return launch_blocks(s, staged, (rows + per_block - 1) / per_block,
+                       (size_t)per_block * staged_row_bytes(s, fields, extra), v, r.first, r.count, per_block);
 }
 
 int op_forcing(crm_state *s, crm_range r) {
-  int per_block = rows_per_block(s, 3, sizeof(crm_forcing));
-  if (per_block == 0) return launch(s, k_forcing, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
-  return launch_staged(s, k_forcing_staged, r, per_block, staged_bytes(s, per_block, 3, sizeof(crm_forcing)));
+  return launch_rows(s, r, k_forcing_staged, k_forcing, 3, sizeof(crm_forcing));
 }
 int op_means(crm_state *s, crm_range r) {
-  int per_block = rows_per_block(s, 1, 0);
-  if (per_block == 0) return launch(s, k_means, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
-  return launch_staged(s, k_means_staged, r, per_block, staged_bytes(s, per_block, 1, 0));
+  return launch_rows(s, r, k_means_staged, k_means, 1, 0);
 }
 int op_momentum(crm_state *s, crm_range r, const crm_ab *ab) {
   return launch(s, k_momentum, points(r, s->g.nz + 1, s->g.nx), cuda_of(s)->dev, *ab, r.first, r.count);
@@ -435,9 +437,7 @@ int op_to_host(crm_state *s, int what) { return move(s, what, true); }
 int op_to_device(crm_state *s, int what) { return move(s, what, false); }
 
 int op_level_means(crm_state *s, crm_range r) {
-  int per_block = rows_per_block(s, 4, 0);
-  if (per_block == 0) return launch(s, k_level_means, points(r, s->g.nz, 1), cuda_of(s)->dev, r.first, r.count);
-  return launch_staged(s, k_level_means_staged, r, per_block, staged_bytes(s, per_block, 4, 0));
+  return launch_rows(s, r, k_level_means_staged, k_level_means, 4, 0);
 }
 
 void op_release(crm_state *s) {

@@ -69,13 +69,10 @@ int snap_grid_create(MPI_Comm comm, const snap_config *cfg, snap_grid *g) {
   return MAPP_OK;
 }
 
-void snap_pack_row(const snap_grid *g, const double *padded, double *interior, long i, long j) {
-  memcpy(interior + (i * g->n[1] + j) * g->n[2], padded + snap_index(g, i, j, 0), sizeof(double) * g->n[2]);
-}
-
 void snap_pack(const snap_grid *g, const double *padded, double *interior) {
   for (long i = 0; i < g->n[0]; i++)
-    for (long j = 0; j < g->n[1]; j++) snap_pack_row(g, padded, interior, i, j);
+    for (long j = 0; j < g->n[1]; j++)
+      memcpy(interior + (i * g->n[1] + j) * g->n[2], padded + snap_index(g, i, j, 0), sizeof(double) * g->n[2]);
 }
 
 void snap_unpack(const snap_grid *g, const double *interior, double *padded) {

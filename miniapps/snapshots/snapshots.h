@@ -66,8 +66,6 @@ static inline long snap_index(const snap_grid *g, long i, long j, long k) {
 }
 /* Interior <-> contiguous [x][y][z] copies (a snapshot is the interior). */
 void snap_pack(const snap_grid *g, const double *padded, double *interior);
-/* Row (i, j) of snap_pack: its n[2] contiguous points. */
-void snap_pack_row(const snap_grid *g, const double *padded, double *interior, long i, long j);
 void snap_unpack(const snap_grid *g, const double *interior, double *padded);
 
 /* Source, receivers, time step and the velocity models. */

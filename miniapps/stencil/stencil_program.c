@@ -475,6 +475,23 @@ double st_traffic_eager(const st_program *p, long lx, long ly) {
   return bytes;
 }
 
+/* Fields group g moves that its pipe has not touched yet (read[] and
+ * written[] carry what the pipe's earlier loops touched: in cache). */
+static int group_moves(const st_program *p, const st_plan *plan, const st_group *gr, bool read[ST_NFIELDS],
+                       bool written[ST_NFIELDS]) {
+  int moved = 0;
+  for (int k = gr->first; k < gr->first + gr->count; ++k) {
+    const st_call *c = &p->calls[k];
+    for (int n = 0; n < c->nin; ++n) {
+      int f = c->in[n].field;
+      if (plan->demoted[f] || read[f] || written[f]) continue; /* in registers or cache */
+      read[f] = true, ++moved;
+    }
+    if (!plan->demoted[c->out] && !written[c->out]) written[c->out] = true, ++moved;
+  }
+  return moved;
+}
+
 double st_traffic_plan(const st_program *p, const st_plan *plan, long lx, long ly) {
   double bytes = 0;
   for (int q = 0; q < plan->npipes; ++q) {
@@ -483,18 +500,7 @@ double st_traffic_plan(const st_program *p, const st_plan *plan, long lx, long l
     for (int g = pipe->first; g < pipe->first + pipe->count; ++g) {
       const st_group *gr = &plan->groups[g];
       const st_call *c0 = &p->calls[gr->first];
-      if (!c0->body) continue;
-      int moved = 0;
-      for (int k = gr->first; k < gr->first + gr->count; ++k) {
-        const st_call *c = &p->calls[k];
-        for (int n = 0; n < c->nin; ++n) {
-          int f = c->in[n].field;
-          if (plan->demoted[f] || read[f] || written[f]) continue; /* in registers or cache */
-          read[f] = true, ++moved;
-        }
-        if (!plan->demoted[c->out] && !written[c->out]) written[c->out] = true, ++moved;
-      }
-      bytes += 8.0 * moved * cells(&c0->extent, lx, ly);
+      if (c0->body) bytes += 8.0 * group_moves(p, plan, gr, read, written) * cells(&c0->extent, lx, ly);
     }
   }
   return bytes;

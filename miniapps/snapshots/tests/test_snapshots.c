@@ -154,6 +154,19 @@ static void gradient_with(fixture *f, snap_strategy *st, double *grad, snap_resu
   snap_store_destroy(store);
 }
 
+/* The in-memory gradient of the fixture's problem, into f->grad: the
+ * reference every streamed setting must equal bit for bit. */
+static void reference_gradient(fixture *f, snap_result *ref) {
+  snap_strategy memory = {.mode = SNAP_MODE_MEMORY};
+  gradient_with(f, &memory, f->grad, ref);
+}
+
+/* A gradient bit for bit the reference's, with the reference's objective. */
+static void assert_reference(const fixture *f, const double *g, const snap_result *res, const snap_result *ref) {
+  assert_memory_equal(g, f->grad, sizeof(double) * (size_t)f->p.grid.interior);
+  assert_true(res->objective == ref->objective);
+}
+
 /* True when |J(m + h dm) - J(m)| halves and |... - h <g, dm>| quarters
  * (within 25 %) over 5 halvings of h. */
 static bool taylor(fixture *f, const double *grad) {
@@ -209,8 +222,7 @@ static void test_layers_bitwise(void **unused) {
   long n = f.p.grid.interior;
   size_t snap = (size_t)n * 8, all = snap * (size_t)c.nt;
   snap_result ref_res, res;
-  snap_strategy ref = {.mode = SNAP_MODE_MEMORY};
-  gradient_with(&f, &ref, f.grad, &ref_res);
+  reference_gradient(&f, &ref_res);
   double *g = malloc(sizeof(double) * n);
   struct {
     const char *name;
@@ -234,8 +246,7 @@ static void test_layers_bitwise(void **unused) {
     print_message("%-32s host %ld, disk %ld snapshots, ratio %.2f: %s\n", cases[k].name, res.store.count[1],
                   res.store.count[2], (double)res.store.raw_bytes / (double)res.store.stored_bytes,
                   memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
-    assert_memory_equal(g, f.grad, sizeof(double) * n);
-    assert_true(res.objective == ref_res.objective);
+    assert_reference(&f, g, &res, &ref_res);
     if (cases[k].layers == 6u) assert_true(res.store.count[2] > 0 && res.store.count[1] > 0);
   }
   int slots[3] = {1, 4, (int)c.nt};
@@ -375,8 +386,7 @@ static void test_device_tier(void **unused) {
   size_t raw = (size_t)n * 8, slot = snap_layer_block_bytes(SNAP_LAYER_DEVICE, raw),
          host_block = snap_layer_block_bytes(SNAP_LAYER_HOST, raw);
   snap_result ref_res, res;
-  snap_strategy ref = {.mode = SNAP_MODE_MEMORY};
-  gradient_with(&f, &ref, f.grad, &ref_res);
+  reference_gradient(&f, &ref_res);
   double *g = malloc(sizeof(double) * n);
   struct {
     const char *name;
@@ -408,8 +418,7 @@ static void test_device_tier(void **unused) {
     print_message("%-40s device %ld, host %ld, disk %ld (plan %ld/%ld/%ld), %ld puts, %ld gets: %s\n", cases[k].name,
                   res.store.count[0], res.store.count[1], res.store.count[2], plan.count[0], plan.count[1],
                   plan.count[2], fake.puts, fake.gets, memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
-    assert_memory_equal(g, f.grad, sizeof(double) * n);
-    assert_true(res.objective == ref_res.objective);
+    assert_reference(&f, g, &res, &ref_res);
     /* The store's split is the plan's, and the plan's the one expected. */
     assert_int_equal(res.store.count[SNAP_LAYER_DEVICE], cases[k].n_dev);
     assert_int_equal(res.store.count[SNAP_LAYER_HOST], cases[k].n_host);
