@@ -269,10 +269,13 @@ int cuda_image_in_place(const snap_grid *g, double *grad, const double *snapshot
   return check(cudaGetLastError(), "launching the imaging condition on a device snapshot");
 }
 
+/* No step_save: the fields are device memory, so a snapshot leaves by
+ * snapshot_out's asynchronous copy on its own stream. */
 const snap_ops cuda_ops = {
     "cuda",          cuda_alloc,         cuda_release,       cuda_set_coeffs, cuda_free_coeffs,
-    cuda_step,       cuda_inject,        cuda_sample,        cuda_exchange,   cuda_snapshot_out,
-    cuda_snapshot_wait, cuda_image,      cuda_to_host,       cuda_from_host,  cuda_image_in_place,
+    cuda_step,       nullptr,            cuda_inject,        cuda_sample,     cuda_exchange,
+    cuda_snapshot_out, cuda_snapshot_wait, cuda_image,       cuda_to_host,    cuda_from_host,
+    cuda_image_in_place,
 };
 
 /* ------------------------------------------------------------ the device tier */

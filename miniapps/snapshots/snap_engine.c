@@ -19,6 +19,7 @@ struct snap_engine {
   double *pack;              /* an interior host buffer */
   double *values;            /* injection values: interior-sized */
   long *all_idx;             /* padded index of every interior point */
+  long src_interior;         /* the source point's index in a snapshot (its owner only) */
 };
 
 static void rotate(double *f[3]) {
@@ -44,7 +45,10 @@ int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops 
   MAPP_TRY(mapp_calloc((void **)&e->all_idx, (size_t)g->interior, sizeof(long), "source indices"));
   for (long i = 0, n = 0; i < g->n[0]; i++)
     for (long j = 0; j < g->n[1]; j++)
-      for (long z = 0; z < g->n[2]; z++) e->all_idx[n++] = snap_index(g, i, j, z);
+      for (long z = 0; z < g->n[2]; z++, n++) {
+        e->all_idx[n] = snap_index(g, i, j, z);
+        if (e->all_idx[n] == p->src_local) e->src_interior = n;
+      }
   return MAPP_OK;
 }
 
@@ -77,18 +81,23 @@ static int zero_fields(snap_engine *e, double **f, int n) {
 }
 
 /* u^k from u^{k-1}, u^{k-2} and the source q^{k-1}; the receivers' d^k
- * into rec's row k-1 (this rank's receivers; the others stay as they are). */
-static int forward_step(snap_engine *e, long k, const snap_source *src, double *rec) {
+ * into rec's row k-1 (this rank's receivers; the others stay as they are).
+ * With `snapshot` (a host buffer; the backend has step_save and the source
+ * is a point) the step writes u^k's interior there as well, and the source
+ * point, injected after the step, is copied again. */
+static int forward_step(snap_engine *e, long k, const snap_source *src, double *rec, double *snapshot) {
   const snap_problem *p = e->p;
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->u[1]));
-  e->ops->step(g, &e->k, e->u[2], e->u[1], e->u[0]);
+  if (snapshot) e->ops->step_save(g, &e->k, e->u[2], e->u[1], e->u[0], snapshot);
+  else e->ops->step(g, &e->k, e->u[2], e->u[1], e->u[0]);
   double w = src->wavelet[k - 1];
   if (src->field) {
     for (long i = 0; i < g->interior; i++) e->values[i] = w * src->field[i];
     e->ops->inject(&e->k, e->u[2], e->all_idx, e->values, g->interior);
   } else if (p->src_local >= 0) {
     e->ops->inject(&e->k, e->u[2], &p->src_local, &w, 1);
+    if (snapshot) e->ops->sample(e->u[2], &p->src_local, snapshot + e->src_interior, 1);
   }
   if (rec) e->ops->sample(e->u[2], p->rec_local, rec + (k - 1) * p->nrec, p->nrec);
   rotate(e->u);
@@ -160,6 +169,17 @@ static int writer_save(snap_engine *e, snapshot_writer *w, long i) {
   return MAPP_OK;
 }
 
+/* Where the step saving snapshot i writes it itself (step_save), or NULL
+ * when it cannot: a backend whose fields are not host memory, the device
+ * tier, or a source over the whole field (the dot test). The previous
+ * snapshot is committed first: its buffer may be the one acquired. */
+static int writer_fused(snap_engine *e, snapshot_writer *w, const snap_source *src, long i, double **into) {
+  *into = NULL;
+  if (!e->ops->step_save || src->field || snap_store_on_device(w->store, i)) return MAPP_OK;
+  MAPP_TRY(writer_flush(e, w));
+  return snap_store_acquire(w->store, i, into);
+}
+
 int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_final, snap_store *store) {
   const snap_problem *p = e->p;
   long nt = p->cfg.nt, every = p->cfg.save_every;
@@ -171,10 +191,14 @@ int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_
    * (and agreed) at the end. */
   int saving = MAPP_OK;
   for (long k = 1; k <= nt; k++) {
-    MAPP_TRY(forward_step(e, k, src, rec));
+    long i = k / every - 1;
+    bool save = store && !saving && k % every == 0;
+    double *into = NULL;
+    if (save) saving = writer_fused(e, &w, src, i, &into);
+    MAPP_TRY(forward_step(e, k, src, rec, saving ? NULL : into));
     if (!store || saving) continue;
     saving = writer_flush(e, &w);
-    if (!saving && k % every == 0) saving = writer_save(e, &w, k / every - 1);
+    if (!saving && save) saving = into ? snap_store_commit(store, i) : writer_save(e, &w, i);
   }
   if (store && !saving) saving = writer_flush(e, &w);
   if (rec) MAPP_TRY(gather_receivers(p, rec));
@@ -323,7 +347,7 @@ static int revolve_action(revolve_run *r, const snap_action *a) {
   case SNAP_ACT_ADVANCE:
     for (; r->at < a->step; r->at++) {
       bool first = r->at + 1 > r->reached;
-      MAPP_TRY(forward_step(e, r->at + 1, &src, first ? r->rec : NULL));
+      MAPP_TRY(forward_step(e, r->at + 1, &src, first ? r->rec : NULL, NULL));
       if (first) r->reached = r->at + 1;
       r->res->forward_steps++;
     }

@@ -108,6 +108,11 @@ typedef struct snap_ops {
   int (*set_coeffs)(const snap_problem *p, const double *m, snap_coeffs *k); /* allocates */
   void (*free_coeffs)(snap_coeffs *k);
   void (*step)(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev);
+  /* As step, writing next's interior into the host buffer `snapshot` as
+   * well, inside the step's own loop (no second pass). NULL where fields
+   * are not host memory (CUDA): then snapshot_out after the step. */
+  void (*step_save)(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
+                    double *snapshot);
   /* field[idx] += value * inv_a[idx] for n points (owned points only). */
   void (*inject)(const snap_coeffs *k, double *field, const long *idx, const double *values, long n);
   void (*sample)(const double *field, const long *idx, double *out, long n);
