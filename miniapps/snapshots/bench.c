@@ -223,7 +223,8 @@ static void add_case(const char *variant, snap_mode mode, unsigned layers, size_
   c->st.checkpoints = 20;
   c->st.store = (snap_store_config){.layers = layers, .budget = {0, host_budget, (size_t)1 << 40}, .compression = comp,
                                     .zstd_level = 1, .zfp_tolerance = zfp_tol, .io_threads = 1, .prefetch_depth = 4,
-                                    .disk_dir = disk_dir, .direct_io = true, .prog = "mapp-snapshots-bench"};
+                                    .disk_dir = disk_dir, .direct_io = true, .in_place = true,
+                                    .prog = "mapp-snapshots-bench"};
 }
 
 static int setup(void) {

@@ -274,6 +274,7 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
   }
   const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
   if (!ops) return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: this build has no CUDA");
+  s->st.store.in_place = ops->step_save != NULL;
   MAPP_TRY(snap_engine_create(&s->e, &s->p, ops));
   MAPP_TRY(allocate_arrays(s));
   MAPP_TRY(observe(s));

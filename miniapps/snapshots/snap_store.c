@@ -16,7 +16,10 @@
  *
  * Threads: the compute thread packs a snapshot into a free staging buffer
  * (waiting only when all are in flight: the forward stall) and queues it;
- * writer threads compress it and place it in snapshot order. In the
+ * writer threads compress it and place it in snapshot order. A forward
+ * that writes host memory itself (cfg.in_place) gets a raw snapshot's own
+ * ring slot instead: it is never copied, and its writer only records it
+ * (and sends it to disk when a later snapshot needs the slot). In the
  * adjoint prefetchers (as many as writers) load snapshots `depth` ahead (disk read, checksum,
  * decompression) into ready buffers; a host snapshot stored raw is handed
  * out in place. Disk files (one per rank) carry a header and an index with
@@ -67,6 +70,9 @@ struct snap_store {
   /* host layer: a FIFO ring */
   unsigned char *ring;
   size_t ring_cap, ring_head, ring_tail, host_used;
+  /* in place (raw, written there by the forward): snapshot i in slot i % ring_slots */
+  bool ring_in_place;
+  long ring_slots;
   long *resident, res_first, res_count;
   /* device tier: snapshots [dev_first, nsnap) in slots of one pool */
   void *pool;
@@ -85,7 +91,7 @@ struct snap_store {
   int *free_stage;
   long *queue_idx;
   int *queue_slot;
-  int q_head, q_count;
+  long nqueue, q_head, q_count;    /* the writers' queue: nstage, or ring_slots in place */
   int pending_slot;                 /* acquired, not yet committed */
   long committed, place_next;
   bool stop, threads_started;
@@ -307,13 +313,16 @@ static bool ring_reserve(snap_store *s, size_t bytes, size_t *off) {
   return false;
 }
 
+static int ring_full(snap_store *s, long incoming) {
+  return thread_fail(s, MAPP_ERR_INPUT,
+                     "snapshot layers are full at snapshot %ld of %ld: the host budget holds %zu bytes of snapshots "
+                     "and no slower layer is left; use --recompute or larger budgets",
+                     incoming + 1, s->nsnap, s->ring_cap);
+}
+
 /* The oldest host snapshot down to disk. */
 static int ring_evict(snap_store *s, worker *w, long incoming) {
-  if (s->res_count == 0 || !(s->cfg.layers & (1u << SNAP_LAYER_DISK)))
-    return thread_fail(s, MAPP_ERR_INPUT,
-                       "snapshot layers are full at snapshot %ld of %ld: the host budget holds %zu bytes of snapshots "
-                       "and no slower layer is left; use --recompute or larger budgets",
-                       incoming + 1, s->nsnap, s->ring_cap);
+  if (s->res_count == 0 || !(s->cfg.layers & (1u << SNAP_LAYER_DISK))) return ring_full(s, incoming);
   long i = s->resident[s->res_first];
   entry *e = &s->e[i];
   MAPP_TRY(disk_put(s, w, i, s->ring + e->offset, e->stored, e->codec));
@@ -341,6 +350,26 @@ static int place(snap_store *s, worker *w, long i, const void *data, size_t stor
   return disk_put(s, w, i, data, stored, codec);
 }
 
+/* Snapshot i, written in place into its ring slot by the forward. The
+ * ring then holds the latest ring_slots host-bound snapshots, as placing
+ * them one by one would leave it; a snapshot whose slot a later host-bound
+ * one will take goes down to disk now, while the next steps compute, and
+ * acquire hands that slot out only after (snapshot i + ring_slots waits
+ * for snapshot i to be placed). */
+static int place_in_ring(snap_store *s, worker *w, long i) {
+  entry *e = &s->e[i];
+  size_t block = ring_bytes(s->raw);
+  *e = (entry){.layer = SNAP_LAYER_HOST, .offset = (size_t)(i % s->ring_slots) * block, .stored = s->raw,
+               .codec = SNAP_COMP_NONE};
+  if (i < s->ring_slots) { /* a slot taken for the first time */
+    s->host_used += block;
+    if (s->host_used > s->host_peak) s->host_peak = s->host_used;
+  }
+  if (i + s->ring_slots >= s->dev_first) return MAPP_OK; /* it stays */
+  if (!(s->cfg.layers & (1u << SNAP_LAYER_DISK))) return ring_full(s, i + s->ring_slots);
+  return disk_put(s, w, i, s->ring + e->offset, s->raw, SNAP_COMP_NONE);
+}
+
 /* ------------------------------------------------------------ forward */
 
 static void *writer_main(void *arg) {
@@ -352,13 +381,13 @@ static void *writer_main(void *arg) {
     if (!s->q_count) break;
     long i = s->queue_idx[s->q_head];
     int slot = s->queue_slot[s->q_head];
-    s->q_head = (s->q_head + 1) % s->nstage, s->q_count--;
+    s->q_head = (s->q_head + 1) % s->nqueue, s->q_count--;
     pthread_mutex_unlock(&s->mu);
-    const void *data = s->stage[slot];
+    const void *data = slot >= 0 ? s->stage[slot] : NULL; /* -1: in its ring slot already */
     size_t stored = s->raw;
     uint32_t codec = SNAP_COMP_NONE;
     int status = MAPP_OK;
-    if (s->cfg.compression != SNAP_COMP_NONE) {
+    if (data && s->cfg.compression != SNAP_COMP_NONE) {
       double t0 = mapp_now();
       status = snap_codec_compress(w->codec, s->stage[slot], w->cbuf, &stored, &codec);
       w->compress_s += mapp_now() - t0;
@@ -370,11 +399,11 @@ static void *writer_main(void *arg) {
     bool failed = s->err_code != 0;
     pthread_mutex_unlock(&s->mu);
     /* This thread's turn: the ring and the file are its own until place_next moves. */
-    if (!failed && !status) status = place(s, w, i, data, stored, codec);
+    if (!failed && !status) status = data ? place(s, w, i, data, stored, codec) : place_in_ring(s, w, i);
     pthread_mutex_lock(&s->mu);
     s->stored_total += stored;
     s->place_next = i + 1;
-    s->free_stage[s->nfree++] = slot;
+    if (slot >= 0) s->free_stage[s->nfree++] = slot;
     pthread_cond_broadcast(&s->cv);
   }
   pthread_mutex_unlock(&s->mu);
@@ -412,10 +441,16 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   if (!s->threads_started) MAPP_TRY(start_writers(s));
   pthread_mutex_lock(&s->mu);
   double t0 = mapp_now();
-  while (!s->nfree && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
+  if (s->ring_in_place) /* its slot's last holder placed (and, if it had to go, on disk) */
+    while (i - s->ring_slots >= s->place_next && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
+  else
+    while (!s->nfree && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
   s->stall_fw += mapp_now() - t0;
   int status = thread_status(s);
-  if (!status) {
+  if (!status && s->ring_in_place) {
+    s->pending_slot = -1;
+    *buf = (double *)(s->ring + (size_t)(i % s->ring_slots) * ring_bytes(s->raw));
+  } else if (!status) {
     s->pending_slot = s->free_stage[--s->nfree]; /* queued by commit */
     *buf = s->stage[s->pending_slot];
   }
@@ -426,7 +461,7 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
 int snap_store_commit(snap_store *s, long i) {
   if (s->all) return MAPP_OK;
   pthread_mutex_lock(&s->mu);
-  int at = (s->q_head + s->q_count) % s->nstage;
+  long at = (s->q_head + s->q_count) % s->nqueue;
   s->queue_idx[at] = i, s->queue_slot[at] = s->pending_slot;
   s->q_count++;
   s->committed = i + 1;
@@ -635,12 +670,15 @@ static int create_workers(snap_store *s) {
 }
 
 static int create_buffers(snap_store *s) {
-  s->nstage = s->nworkers + 1 < 2 ? 2 : s->nworkers + 1; /* at least double buffering */
+  /* In place a snapshot waits in its ring slot: no staging, and at most a
+   * ring's worth is queued (acquire waits for a slot's last holder). */
+  s->nstage = s->ring_in_place ? 0 : s->nworkers + 1 < 2 ? 2 : s->nworkers + 1; /* at least double buffering */
+  s->nqueue = s->ring_in_place ? s->ring_slots : s->nstage;
   s->depth = s->cfg.prefetch_depth > 0 ? s->cfg.prefetch_depth : 2;
-  MAPP_TRY(mapp_calloc((void **)&s->stage, (size_t)s->nstage, sizeof(double *), "staging buffers"));
-  MAPP_TRY(mapp_calloc((void **)&s->free_stage, (size_t)s->nstage, sizeof(int), "staging buffers"));
-  MAPP_TRY(mapp_calloc((void **)&s->queue_idx, (size_t)s->nstage, sizeof(long), "the writer queue"));
-  MAPP_TRY(mapp_calloc((void **)&s->queue_slot, (size_t)s->nstage, sizeof(int), "the writer queue"));
+  MAPP_TRY(mapp_calloc((void **)&s->stage, (size_t)s->nstage + 1, sizeof(double *), "staging buffers"));
+  MAPP_TRY(mapp_calloc((void **)&s->free_stage, (size_t)s->nstage + 1, sizeof(int), "staging buffers"));
+  MAPP_TRY(mapp_calloc((void **)&s->queue_idx, (size_t)s->nqueue, sizeof(long), "the writer queue"));
+  MAPP_TRY(mapp_calloc((void **)&s->queue_slot, (size_t)s->nqueue, sizeof(int), "the writer queue"));
   for (int b = 0; b < s->nstage; b++) {
     MAPP_TRY(aligned_alloc_touched((void **)&s->stage[b], s->raw, "a staging buffer"));
     s->free_stage[s->nfree++] = b;
@@ -659,6 +697,8 @@ static int create_ring(snap_store *s) {
   s->ring_cap = s->cfg.budget[SNAP_LAYER_HOST] < need ? s->cfg.budget[SNAP_LAYER_HOST] : need;
   MAPP_TRY(mapp_calloc((void **)&s->resident, (size_t)s->nsnap, sizeof(long), "the host layer's index"));
   if (!s->ring_cap) return MAPP_OK;
+  s->ring_slots = (long)(s->ring_cap / ring_bytes(s->raw));
+  s->ring_in_place = s->cfg.in_place && s->cfg.compression == SNAP_COMP_NONE && s->ring_slots > 0;
   /* Uncompressed, the ring fills up exactly as sized: touch it now, so
    * no page fault lands in the timed forward. Compressed, its pages are
    * touched only as far as the snapshots reach (resident memory follows
@@ -714,8 +754,8 @@ int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap
   s->bound = snap_codec_bound(probe);
   snap_codec_free(probe);
   MAPP_TRY(create_workers(s));
-  MAPP_TRY(create_buffers(s));
   MAPP_TRY(create_ring(s));
+  MAPP_TRY(create_buffers(s));
   if (cfg->layers & (1u << SNAP_LAYER_DISK)) MAPP_TRY(open_disk(s));
   return MAPP_OK;
 }
@@ -730,7 +770,15 @@ int snap_store_reset(snap_store *s) {
   s->committed = s->place_next = 0;
   s->dev_next = s->dev_first;
   s->q_head = s->q_count = 0;
+  /* The statistics are each run's own. */
   memset(s->count, 0, sizeof s->count);
+  s->host_peak = s->stored_total = s->disk_written = s->disk_read = 0;
+  s->stall_fw = s->stall_bw = 0;
+  s->checksum_failures = 0;
+  for (int t = 0; t < s->nworkers; t++) {
+    worker *w[2] = {&s->workers[t], &s->fetchers[t]};
+    for (int k = 0; k < 2; k++) w[k]->compress_s = w[k]->write_s = w[k]->read_s = w[k]->decompress_s = 0;
+  }
   if (s->fd >= 0) {
     s->file_end = SNAP_FILE_HEADER_BYTES, s->disk_used = 0;
     if (write_header(s, false, 0, 0, 0)) return thread_status(s);

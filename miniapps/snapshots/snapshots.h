@@ -202,6 +202,12 @@ typedef struct {
   const char *disk_dir;
   bool keep;                       /* keep the disk file (complete and verifiable) */
   bool direct_io;                  /* O_DIRECT where the file system allows it */
+  /* The forward writes each snapshot into host memory itself (a backend
+   * with step_save): acquire may hand out the snapshot's own block of the
+   * host ring (stored raw) instead of a staging buffer, so it is never
+   * copied; false: staging buffers (a backend's asynchronous copies, which
+   * want page-locked memory, land there). */
+  bool in_place;
   const char *prog;                /* for the disk file name */
   const snap_device_ops *device;   /* the device tier (snap_cuda_device_ops()); needed with the device layer */
 } snap_store_config;

@@ -230,24 +230,53 @@ static void test_layers_bitwise(void **unused) {
     size_t host;
     snap_compression comp;
     int threads, depth;
+    bool in_place; /* the step writes host snapshots into their ring slots */
   } cases[] = {
-      {"host", 2u, all, SNAP_COMP_NONE, 1, 2},
-      {"disk", 4u, 0, SNAP_COMP_NONE, 1, 2},
-      {"disk-host, host holds a third", 6u, all / 3, SNAP_COMP_NONE, 1, 2},
-      {"disk-host, 3 writers, depth 1", 6u, all / 5, SNAP_COMP_NONE, 3, 1},
-      {"disk-host, depth 8", 6u, all / 2, SNAP_COMP_NONE, 2, 8},
-      {"disk-host zstd", 6u, all / 4, SNAP_COMP_ZSTD, 2, 3},
-      {"host zstd", 2u, all, SNAP_COMP_ZSTD, 1, 2},
+      {"host", 2u, all, SNAP_COMP_NONE, 1, 2, false},
+      {"disk", 4u, 0, SNAP_COMP_NONE, 1, 2, false},
+      {"disk-host, host holds a third", 6u, all / 3, SNAP_COMP_NONE, 1, 2, false},
+      {"disk-host, 3 writers, depth 1", 6u, all / 5, SNAP_COMP_NONE, 3, 1, false},
+      {"disk-host, depth 8", 6u, all / 2, SNAP_COMP_NONE, 2, 8, false},
+      {"disk-host zstd", 6u, all / 4, SNAP_COMP_ZSTD, 2, 3, false},
+      {"host zstd", 2u, all, SNAP_COMP_ZSTD, 1, 2, false},
+      {"host in place", 2u, all, SNAP_COMP_NONE, 1, 2, true},
+      {"disk-host in place, a third", 6u, all / 3, SNAP_COMP_NONE, 1, 2, true},
+      {"disk-host in place, 3 writers", 6u, all / 5, SNAP_COMP_NONE, 3, 1, true},
+      {"disk-host in place, one slot", 6u, snap + 64, SNAP_COMP_NONE, 2, 4, true},
+      {"disk in place (no ring)", 4u, 0, SNAP_COMP_NONE, 1, 2, true},
+      {"disk-host zstd, in place asked", 6u, all / 4, SNAP_COMP_ZSTD, 2, 3, true},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     snap_strategy st = {.mode = SNAP_MODE_STREAM, .store = stream_config(cases[k].layers, cases[k].host, 1ul << 34)};
     st.store.compression = cases[k].comp, st.store.io_threads = cases[k].threads, st.store.prefetch_depth = cases[k].depth;
+    st.store.in_place = cases[k].in_place;
     gradient_with(&f, &st, g, &res);
     print_message("%-32s host %ld, disk %ld snapshots, ratio %.2f: %s\n", cases[k].name, res.store.count[1],
                   res.store.count[2], (double)res.store.raw_bytes / (double)res.store.stored_bytes,
                   memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
     assert_reference(&f, g, &res, &ref_res);
     if (cases[k].layers == 6u) assert_true(res.store.count[2] > 0 && res.store.count[1] > 0);
+    if (cases[k].comp == SNAP_COMP_NONE) { /* raw: the host/disk split is the plan's, in place or not */
+      size_t budget[SNAP_NLAYERS] = {0, cases[k].host, 1ul << 34};
+      snap_placement pl;
+      snap_placement_plan(cases[k].layers, budget, snap, c.nt, &pl);
+      assert_int_equal(res.store.count[SNAP_LAYER_HOST], pl.count[SNAP_LAYER_HOST]);
+      assert_int_equal(res.store.count[SNAP_LAYER_DISK], pl.count[SNAP_LAYER_DISK]);
+      assert_true(res.store.peak_bytes[SNAP_LAYER_HOST] <= cases[k].host);
+    }
+  }
+  /* A host layer too small, nothing below it: the forward stops with an
+   * input error naming the snapshot (staged or in place), never hangs. */
+  for (int in_place = 0; in_place < 2; in_place++) {
+    snap_strategy st = {.mode = SNAP_MODE_STREAM, .store = stream_config(2u, 3 * snap + 64, 0)};
+    st.store.in_place = in_place;
+    snap_store *store;
+    assert_int_equal(snap_store_create(&store, &st.store, &f.p.grid, &f.p.cfg, c.nt), MAPP_OK);
+    int status = snap_gradient(f.e, &st, store, f.m0, f.obs, g, f.rec, f.uf, &res);
+    print_message("host layer of 3 snapshots, %s: %s\n", in_place ? "in place" : "staged", mapp_error_message());
+    assert_int_equal(status, MAPP_ERR_INPUT);
+    assert_non_null(strstr(mapp_error_message(), "snapshot layers are full at snapshot 4 of"));
+    snap_store_destroy(store);
   }
   int slots[3] = {1, 4, (int)c.nt};
   for (int k = 0; k < 3; k++) {
@@ -404,19 +433,22 @@ static void test_device_tier(void **unused) {
       {"device (all fit)", 1u, 160, 0, SNAP_COMP_NONE, 1, 2, 160, 0, 0},
       {"disk-host-device, no device budget", 7u, 0, 30, SNAP_COMP_NONE, 1, 2, 0, 30, 130},
   };
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+  /* Each case staged and with the host snapshots written in place. */
+  for (size_t run = 0; run < 2 * (sizeof cases / sizeof cases[0]); run++) {
+    size_t k = run / 2;
+    bool in_place = run % 2;
     memset(&fake, 0, sizeof fake);
     snap_strategy st = {.mode = SNAP_MODE_STREAM,
                         .store = stream_config(cases[k].layers, (size_t)cases[k].host_blocks * host_block, 1ul << 34)};
     st.store.budget[SNAP_LAYER_DEVICE] = (size_t)cases[k].dev_slots * slot;
     st.store.device = &fake_device;
     st.store.compression = cases[k].comp, st.store.io_threads = cases[k].threads;
-    st.store.prefetch_depth = cases[k].depth;
+    st.store.prefetch_depth = cases[k].depth, st.store.in_place = in_place;
     snap_placement plan;
     snap_placement_plan(st.store.layers, st.store.budget, raw, nsnap, &plan);
     gradient_with(&f, &st, g, &res);
-    print_message("%-40s device %ld, host %ld, disk %ld (plan %ld/%ld/%ld), %ld puts, %ld gets: %s\n", cases[k].name,
-                  res.store.count[0], res.store.count[1], res.store.count[2], plan.count[0], plan.count[1],
+    print_message("%-40s %-8s device %ld, host %ld, disk %ld (plan %ld/%ld/%ld), %ld puts, %ld gets: %s\n",
+                  cases[k].name, in_place ? "in place" : "staged", res.store.count[0], res.store.count[1], res.store.count[2], plan.count[0], plan.count[1],
                   plan.count[2], fake.puts, fake.gets, memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
     assert_reference(&f, g, &res, &ref_res);
     /* The store's split is the plan's, and the plan's the one expected. */
