@@ -48,8 +48,8 @@ static const mapp_option options[] = {
      .help = "adjoint: snapshots fetched ahead (2: double buffering)"},
     {.name = "disk-dir", .kind = MAPP_OPT_STRING, .dest = &args.disk_dir, .default_text = "$TMPDIR, else /tmp",
      .help = "folder of the disk layer's files (one per rank)"},
-    {.name = "disk-io", .kind = MAPP_OPT_CHOICE, .dest = &args.disk_io, .choices = "direct|buffered",
-     .help = "disk layer I/O: O_DIRECT (falls back where refused) or through the page cache"},
+    {.name = "disk-io", .kind = MAPP_OPT_CHOICE, .dest = &args.disk_io, .choices = "direct|uring|buffered",
+     .help = "disk layer I/O: O_DIRECT pwrite/pread (falls back where refused), the same through io_uring with 4 requests in flight per snapshot, or through the page cache"},
     {.name = "keep", .kind = MAPP_OPT_FLAG, .dest = &args.keep, .help = "keep the disk files (mapp-snapshots-inspect reads them)"},
     {.name = "mem-perc", .kind = MAPP_OPT_DOUBLE, .dest = &args.mem_perc, .dmin = 1e-6, .dmax = 1.0,
      .default_text = "0.7 (or MAPP_<LAYER>_MEM_PERC)", .help = "share of each layer's available capacity, in (0, 1]"},
@@ -107,7 +107,8 @@ static int setup(mapp_run *run, void **state) {
   o.compression = compression_kind(args.compression);
   o.zstd_level = (int)args.zstd_level, o.zfp_tolerance = args.zfp_tolerance, o.zfp_rate = args.zfp_rate;
   o.io_threads = (int)args.io_threads, o.prefetch_depth = (int)args.prefetch_depth;
-  o.disk_dir = args.disk_dir, o.keep = args.keep, o.direct_io = !strcmp(args.disk_io, "direct");
+  o.disk_dir = args.disk_dir, o.keep = args.keep, o.direct_io = strcmp(args.disk_io, "buffered") != 0;
+  o.uring = !strcmp(args.disk_io, "uring");
   o.mem_perc = args.mem_perc;
   o.budget[SNAP_LAYER_HOST] = args.host_budget, o.budget[SNAP_LAYER_DISK] = args.disk_budget;
   o.budget[SNAP_LAYER_DEVICE] = args.device_budget;

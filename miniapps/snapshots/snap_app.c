@@ -207,7 +207,7 @@ static int fill_store_config(mapp_run *run, snap_state *s) {
   sc->io_threads = o->io_threads, sc->prefetch_depth = o->prefetch_depth;
   const char *tmp = getenv("TMPDIR");
   sc->disk_dir = o->disk_dir ? o->disk_dir : tmp && *tmp ? tmp : "/tmp";
-  sc->keep = o->keep, sc->direct_io = o->direct_io;
+  sc->keep = o->keep, sc->direct_io = o->direct_io, sc->uring = o->uring;
   sc->prog = run->app->name ? "mapp-snapshots" : "mapp-snapshots";
   if (s->st.mode != SNAP_MODE_STREAM && sc->compression != SNAP_COMP_NONE)
     return mapp_fail(MAPP_ERR_INPUT, "--compression %s applies to --variant stream only",
@@ -377,6 +377,7 @@ static int snap_describe(mapp_run *run, void *state) {
   json_object_set_new(x, "disk_write_GBps", json_real(mx[4] > 0 ? sum[2] / mx[4] / 1e9 : 0.0));
   json_object_set_new(x, "disk_read_GBps", json_real(mx[5] > 0 ? sum[3] / mx[5] / 1e9 : 0.0));
   json_object_set_new(x, "direct_io", json_boolean(st->direct_io));
+  json_object_set_new(x, "disk_io", json_string(st->uring ? "uring" : st->direct_io ? "direct" : "buffered"));
   json_object_set_new(x, "peak_rss_bytes", json_real(rss));
   json_object_set_new(x, "rss_before_bytes", json_real((double)s->rss_before));
   json_object_set_new(x, "host_budget_bytes", json_real((double)s->host_total));

@@ -202,6 +202,8 @@ typedef struct {
   const char *disk_dir;
   bool keep;                       /* keep the disk file (complete and verifiable) */
   bool direct_io;                  /* O_DIRECT where the file system allows it */
+  bool uring;                      /* snapshots' disk transfers through io_uring, each as 4 requests in flight
+                                      (the plain calls where the kernel refuses it) */
   /* The forward writes each snapshot into host memory itself (a backend
    * with step_save): acquire may hand out the snapshot's own block of the
    * host ring (stored raw) instead of a staging buffer, so it is never
@@ -223,6 +225,7 @@ typedef struct {
   double stall_forward_s, stall_adjoint_s; /* compute waiting on the store */
   long checksum_failures;
   bool direct_io;                  /* O_DIRECT was in force */
+  bool uring;                      /* io_uring carried the snapshots' disk transfers */
   char disk_path[512];
 } snap_store_stats;
 
@@ -391,7 +394,7 @@ typedef struct {
   double zfp_tolerance, zfp_rate;
   int io_threads, prefetch_depth;
   const char *disk_dir;                /* NULL: $TMPDIR, else /tmp */
-  bool keep, direct_io;
+  bool keep, direct_io, uring;
   double mem_perc;                     /* --mem-perc; <= 0: not given */
   const char *budget[SNAP_NLAYERS];    /* --device-budget, --host-budget, --disk-budget */
   bool recompute, estimate;
