@@ -19,6 +19,10 @@
  *                            io_uring, an untimed pass per method), the
  *                            gradient's max error against memory
  *
+ *   stream/triad, machine/core_round_trip
+ *                            the machine's bandwidth and core-to-core
+ *                            round trip, measured in the same run
+ *
  * Problem: 2-D, space order 4, MAPP_SNAP_BENCH_NX x MAPP_SNAP_BENCH_NZ
  * (default 800 x 120), MAPP_SNAP_BENCH_NT steps (default 600): 0.77 MB
  * snapshots, 460 MB in all (the reflection returns within the run). The disk files go to $TMPDIR (else /tmp). */
@@ -33,6 +37,8 @@
 #include <liburing.h>
 
 #include "mapp_bench.h"
+#include "mapp_latency.h"
+#include "mapp_stream.h"
 #include "snapshots.h"
 
 static snap_problem problem;
@@ -287,6 +293,12 @@ int main(int argc, char **argv) {
     add_case(v->name, mode, 2u, all, SNAP_COMP_ZFP, 1e-6, "host/zfp-1e-6");
     add_case(v->name, mode, 4u, 0, SNAP_COMP_ZFP, 1e-6, "disk/zfp-1e-6");
   }
+  /* This machine's anchors in the same run: memory bandwidth (the saved
+   * snapshots' streaming stores compete for it) and the core-to-core round
+   * trip (on this VM it switches between two modes, and so does the speed
+   * of everything that hands work between threads). */
+  if (!status) status = mapp_stream_register(0);
+  if (!status) status = mapp_latency_register();
   if (!status) status = mapp_bench_register("disk/write", bm_disk, (void *)1, &opt);
   if (!status) status = mapp_bench_register("disk/read", bm_disk, (void *)0, &opt);
   if (!status) status = mapp_bench_register("disk/uring-write", bm_disk, (void *)3, &opt);

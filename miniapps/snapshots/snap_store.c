@@ -20,9 +20,9 @@
  * that writes host memory itself (cfg.in_place) gets a raw snapshot's own
  * ring slot instead: it is never copied, and its writer only records it
  * (and sends it to disk when a later snapshot needs the slot). In the
- * adjoint prefetchers (as many as writers) load snapshots `depth` ahead (disk read, checksum,
- * decompression) into ready buffers; a host snapshot stored raw is handed
- * out in place. Disk files (one per rank) carry a header and an index with
+ * adjoint prefetchers (as many as writers) load snapshots `depth` ahead
+ * (disk read, checksum, decompression) into ready buffers; a host snapshot
+ * stored raw is handed out in place by the adjoint's own thread. Disk files (one per rank) carry a header and an index with
  * a checksum per snapshot; the header is marked complete only after the
  * forward finished and the index is on disk, and without --keep the file is
  * unlinked as soon as it is opened, so a killed run leaves nothing behind. */
@@ -521,6 +521,16 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   return status;
 }
 
+/* A snapshot written in place that stays in the ring leaves its writer
+ * nothing but bookkeeping: it is queued without waking one (on a node whose
+ * cores all compute, a woken writer preempts a compute thread mid-step),
+ * and the writers record it when woken next, at the latest by
+ * finish_forward. Such snapshots are the ring's last ring_slots, after
+ * every one that must go to disk, so no placement waits on them. */
+static bool stays_in_ring(const snap_store *s, long i) {
+  return s->ring_in_place && i + s->ring_slots >= s->dev_first;
+}
+
 int snap_store_commit(snap_store *s, long i) {
   if (s->all) return MAPP_OK;
   pthread_mutex_lock(&s->mu);
@@ -528,7 +538,7 @@ int snap_store_commit(snap_store *s, long i) {
   s->queue_idx[at] = i, s->queue_slot[at] = s->pending_slot;
   s->q_count++;
   s->committed = i + 1;
-  pthread_cond_broadcast(&s->cv);
+  if (!stays_in_ring(s, i)) pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   return MAPP_OK;
 }
@@ -587,6 +597,7 @@ static void *prefetch_main(void *arg);
 int snap_store_finish_forward(snap_store *s) {
   if (s->all) return MAPP_OK;
   pthread_mutex_lock(&s->mu);
+  pthread_cond_broadcast(&s->cv); /* the writers record what was queued quietly */
   double t0 = mapp_now();
   while (s->place_next < s->committed && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
   s->stall_fw += mapp_now() - t0;
@@ -619,13 +630,18 @@ int snap_store_finish_forward(snap_store *s) {
 
 /* ------------------------------------------------------------ adjoint */
 
-/* Snapshot i into ready buffer `buf`, or a pointer to it in place. */
+/* A raw snapshot in the host ring is read where it is, by the adjoint
+ * itself: no prefetcher touches it (none is woken for it either). */
+static bool read_in_place(const snap_store *s, long i) {
+  return s->e[i].layer == SNAP_LAYER_HOST && s->e[i].codec == SNAP_COMP_NONE;
+}
+
+/* Snapshot i (compressed in the ring, or on disk) into ready buffer `buf`. */
 static int fetch(snap_store *s, worker *w, long i, double *buf, const double **out) {
   const entry *e = &s->e[i];
   const unsigned char *src;
   if (e->layer == SNAP_LAYER_HOST) {
     src = s->ring + e->offset;
-    if (e->codec == SNAP_COMP_NONE) return *out = (const double *)src, MAPP_OK;
   } else {
     double t0 = mapp_now();
     MAPP_TRY(disk_read(s, w, w->io, round_up(e->stored), e->offset));
@@ -647,14 +663,15 @@ static int fetch(snap_store *s, worker *w, long i, double *buf, const double **o
 }
 
 /* Prefetcher `id` of n loads positions id, id + n, ... after the device
- * tier's (positions 0 .. dev_count-1 are read in place on the device); a
- * slot is reused only after the position `depth` before it was released,
- * so the first host or disk snapshot is fetched while the adjoint is still
- * on the last device ones. */
+ * tier's (positions 0 .. dev_count-1 are read in place on the device),
+ * skipping the raw ones in the ring (read in place too); a slot is reused
+ * only after the position `depth` before it was released, so the first
+ * snapshot to load is fetched while the adjoint is still on the ones before. */
 static void *prefetch_main(void *arg) {
   worker *w = arg;
   snap_store *s = w->s;
   for (long p = s->dev_count + w->id; p < s->nsnap; p += s->nworkers) {
+    if (read_in_place(s, s->nsnap - 1 - p)) continue;
     pthread_mutex_lock(&s->mu);
     while (p >= s->released + s->depth && !s->fetch_stop && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
     bool stop = s->fetch_stop || s->err_code;
@@ -680,6 +697,7 @@ int snap_store_get(snap_store *s, long i, const double **data) {
   if (!s->fetch_started || p != s->released)
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld read out of reverse order", i);
   if (snap_store_on_device(s, i)) return s->cfg.device->get(device_slot(s, i), data); /* read in place: no host trip */
+  if (read_in_place(s, i)) return *data = (const double *)(s->ring + s->e[i].offset), MAPP_OK;
   pthread_mutex_lock(&s->mu);
   double t0 = mapp_now();
   while (s->ready_pos[p % s->depth] != p && !s->err_code) pthread_cond_wait(&s->cv, &s->mu);
