@@ -25,7 +25,9 @@
  *
  * Problem: 2-D, space order 4, MAPP_SNAP_BENCH_NX x MAPP_SNAP_BENCH_NZ
  * (default 800 x 120), MAPP_SNAP_BENCH_NT steps (default 600): 0.77 MB
- * snapshots, 460 MB in all (the reflection returns within the run). The disk files go to $TMPDIR (else /tmp). */
+ * snapshots, 460 MB in all (the reflection returns within the run). The disk files go to $TMPDIR (else /tmp).
+ * MAPP_SNAP_BENCH_DIMS=3 (with MAPP_SNAP_BENCH_NY, default 100) runs it in
+ * 3-D: NX=NY=NZ=100 NT=465 is Devito's reference point in the README. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <math.h>
@@ -244,7 +246,11 @@ static gradient_case *add_case(const char *variant, snap_mode mode, unsigned lay
 }
 
 static int setup(void) {
-  snap_config cfg = {.dims = 2, .n = {env_long("MAPP_SNAP_BENCH_NX", 800), 1, env_long("MAPP_SNAP_BENCH_NZ", 120)},
+  int dims = (int)env_long("MAPP_SNAP_BENCH_DIMS", 2);
+  if (dims != 2 && dims != 3) return mapp_fail(MAPP_ERR_INPUT, "MAPP_SNAP_BENCH_DIMS=%d: 2 or 3", dims);
+  snap_config cfg = {.dims = dims,
+                     .n = {env_long("MAPP_SNAP_BENCH_NX", 800), dims == 3 ? env_long("MAPP_SNAP_BENCH_NY", 100) : 1,
+                           env_long("MAPP_SNAP_BENCH_NZ", 120)},
                      .space_order = 4, .nt = env_long("MAPP_SNAP_BENCH_NT", 600), .save_every = 1, .h = 10, .f0 = 15,
                      .nbl = 10};
   MAPP_TRY(snap_problem_create(MPI_COMM_WORLD, &cfg, &problem));
