@@ -82,7 +82,8 @@ static bool scratch_open(scratch *d, bool uring) {
   unlink(path);
   if (d->fd < 0 || posix_memalign(&d->buf, 4096, d->bs)) return false;
   memset(d->buf, 1, d->bs);
-  return !uring || io_uring_queue_init(uring_pieces, &d->ring, 0) == 0;
+  if (uring && io_uring_queue_init(uring_pieces, &d->ring, 0) != 0) return d->uring = false, false;
+  return true;
 }
 
 static void scratch_close(scratch *d) {
@@ -102,12 +103,15 @@ static bool block_io(scratch *d, bool write, long b) {
     size_t len = d->bs - at < piece ? d->bs - at : piece;
     if (write) io_uring_prep_write(sqe, d->fd, (char *)d->buf + at, (unsigned)len, off + (off_t)at);
     else io_uring_prep_read(sqe, d->fd, (char *)d->buf + at, (unsigned)len, off + (off_t)at);
+    io_uring_sqe_set_data64(sqe, len);
   }
   bool ok = io_uring_submit(&d->ring) == n;
-  for (int k = 0; ok && k < n; k++) {
+  for (int k = 0; ok && k < n; k++) { /* every piece moved whole, or the pass failed */
     struct io_uring_cqe *cqe;
-    ok = io_uring_wait_cqe(&d->ring, &cqe) == 0 && cqe->res > 0;
-    if (ok) io_uring_cqe_seen(&d->ring, cqe);
+    ok = io_uring_wait_cqe(&d->ring, &cqe) == 0;
+    if (!ok) break;
+    ok = cqe->res >= 0 && (uint64_t)cqe->res == io_uring_cqe_get_data64(cqe);
+    io_uring_cqe_seen(&d->ring, cqe);
   }
   return ok;
 }

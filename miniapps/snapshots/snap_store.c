@@ -22,10 +22,11 @@
  * (and sends it to disk when a later snapshot needs the slot). In the
  * adjoint prefetchers (as many as writers) load snapshots `depth` ahead
  * (disk read, checksum, decompression) into ready buffers; a host snapshot
- * stored raw is handed out in place by the adjoint's own thread. Disk files (one per rank) carry a header and an index with
- * a checksum per snapshot; the header is marked complete only after the
- * forward finished and the index is on disk, and without --keep the file is
- * unlinked as soon as it is opened, so a killed run leaves nothing behind. */
+ * stored raw is handed out in place by the adjoint's own thread. Disk
+ * files (one per rank) carry a header and an index with a checksum per
+ * snapshot; the header is marked complete only after the forward finished
+ * and the index is on disk, and without --keep the file is unlinked as soon
+ * as it is opened, so a killed run leaves nothing behind. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
@@ -253,9 +254,8 @@ static int uring_transfer(snap_store *s, worker *w, bool write, void *buf, size_
   for (int k = 0; k < n; k++) {
     struct io_uring_cqe *cqe;
     int r = io_uring_wait_cqe(&w->ring, &cqe);
-    if (r < 0) { /* nothing was reaped: the ring cannot go on */
+    if (r < 0) /* nothing was reaped: the ring cannot go on (the run fails with it) */
       return thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: waiting for io_uring on %s: %s", s->path, strerror(-r));
-    }
     size_t at = (size_t)io_uring_cqe_get_data64(cqe), len = bytes - at < piece ? bytes - at : piece;
     int res = cqe->res;
     io_uring_cqe_seen(&w->ring, cqe);
