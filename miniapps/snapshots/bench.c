@@ -7,6 +7,10 @@
  *   disk/uring-write, disk/uring-read
  *                            the same blocks as --disk-io uring moves them:
  *                            each as 4 aligned pieces in flight (io_uring)
+ *   disk/uring-deep-write, disk/uring-deep-read
+ *                            4 whole blocks in flight (a deeper queue than
+ *                            the store has: what several snapshots in
+ *                            flight at once would give)
  *   forward/nosave           the forward alone (the floor)
  *   forward/memory           the forward saving every step into the
  *                            pre-touched in-memory array (goal <= 1.1x nosave)
@@ -124,9 +128,38 @@ static bool scratch_pass(scratch *d, bool write) {
   return !write || fdatasync(d->fd) == 0;
 }
 
-/* arg: bit 0 write (else read), bit 1 io_uring. */
+/* The same blocks with a deeper queue than the store has: uring_pieces
+ * WHOLE blocks in flight at once through io_uring (each from its own
+ * buffer), the pattern a store with several snapshots in flight would
+ * give the disk. */
+static bool scratch_pass_deep(scratch *d, bool write) {
+  void *buf[uring_pieces] = {0};
+  bool ok = true;
+  for (int k = 0; k < uring_pieces && ok; k++) ok = posix_memalign(&buf[k], 4096, d->bs) == 0;
+  long next = 0, inflight = 0;
+  while (ok && (next < d->nblocks || inflight > 0)) {
+    for (; next < d->nblocks && inflight < uring_pieces; next++, inflight++) {
+      struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+      off_t off = (off_t)((size_t)(write ? next : d->nblocks - 1 - next) * d->bs);
+      void *b = buf[next % uring_pieces];
+      if (write) io_uring_prep_write(sqe, d->fd, b, (unsigned)d->bs, off);
+      else io_uring_prep_read(sqe, d->fd, b, (unsigned)d->bs, off);
+    }
+    ok = io_uring_submit(&d->ring) >= 0;
+    struct io_uring_cqe *cqe;
+    ok = ok && io_uring_wait_cqe(&d->ring, &cqe) == 0;
+    if (!ok) break;
+    ok = cqe->res == (int)d->bs;
+    io_uring_cqe_seen(&d->ring, cqe);
+    inflight--;
+  }
+  for (int k = 0; k < uring_pieces; k++) free(buf[k]);
+  return ok && (!write || fdatasync(d->fd) == 0);
+}
+
+/* arg: bit 0 write (else read), bit 1 io_uring, bit 2 whole blocks in flight. */
 static void bm_disk(mapp_bench_state *st, void *arg) {
-  bool write = (uintptr_t)arg & 1, uring = (uintptr_t)arg & 2;
+  bool write = (uintptr_t)arg & 1, uring = (uintptr_t)arg & 2, deep = (uintptr_t)arg & 4;
   scratch d;
   if (!scratch_open(&d, uring) || (!write && !scratch_pass(&d, true))) {
     mapp_bench_skip_with_error(st, "cannot open, prepare or (io_uring) set up a scratch file in the disk folder");
@@ -134,7 +167,8 @@ static void bm_disk(mapp_bench_state *st, void *arg) {
     return;
   }
   while (mapp_bench_keep_running(st))
-    if (!scratch_pass(&d, write)) mapp_bench_skip_with_error(st, write ? "a write failed" : "a read failed");
+    if (!(deep ? scratch_pass_deep(&d, write) : scratch_pass(&d, write)))
+      mapp_bench_skip_with_error(st, write ? "a write failed" : "a read failed");
   mapp_bench_set_bytes_processed(st, (int64_t)((double)mapp_bench_iterations(st) * (double)d.nblocks * (double)d.bs));
   scratch_close(&d);
 }
@@ -313,6 +347,8 @@ int main(int argc, char **argv) {
   if (!status) status = mapp_bench_register("disk/read", bm_disk, (void *)0, &opt);
   if (!status) status = mapp_bench_register("disk/uring-write", bm_disk, (void *)3, &opt);
   if (!status) status = mapp_bench_register("disk/uring-read", bm_disk, (void *)2, &opt);
+  if (!status) status = mapp_bench_register("disk/uring-deep-write", bm_disk, (void *)7, &opt);
+  if (!status) status = mapp_bench_register("disk/uring-deep-read", bm_disk, (void *)6, &opt);
   if (!status) status = mapp_bench_register("forward/nosave", bm_forward, NULL, &opt);
   if (!status) status = mapp_bench_register("forward/memory", bm_forward, (void *)1, &opt);
   for (int c = 0; !status && c < ncases; c++) status = mapp_bench_register(cases[c].name, bm_gradient, &cases[c], &opt);
