@@ -196,6 +196,22 @@ static int aligned_alloc_touched(void **out, size_t bytes, const char *what) {
 
 /* ------------------------------------------------------------ disk file */
 
+/* The disk layer's failures, worded alike whichever call failed. */
+static int write_failed(snap_store *s, size_t written, const char *why) {
+  return thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: writing %s failed after %zu bytes written: %s", s->path, written,
+                     why);
+}
+
+static int read_failed(snap_store *s, size_t at, const char *why) {
+  return thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: reading %s at byte %zu failed: %s", s->path, at, why);
+}
+
+static void count_read(snap_store *s, size_t bytes) {
+  pthread_mutex_lock(&s->mu); /* several prefetchers read at once */
+  s->disk_read += bytes;
+  pthread_mutex_unlock(&s->mu);
+}
+
 static int write_all(snap_store *s, const void *buf, size_t bytes, size_t offset) {
   size_t done = 0;
   while (done < bytes) {
@@ -208,9 +224,7 @@ static int write_all(snap_store *s, const void *buf, size_t bytes, size_t offset
         continue;
       }
     }
-    if (n <= 0)
-      return thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: writing %s failed after %zu bytes written: %s", s->path,
-                         s->disk_written + done, n < 0 ? strerror(errno) : "no progress");
+    if (n <= 0) return write_failed(s, s->disk_written + done, n < 0 ? strerror(errno) : "no progress");
     done += (size_t)n;
   }
   s->disk_written += bytes;
@@ -222,14 +236,10 @@ static int read_all(snap_store *s, void *buf, size_t bytes, size_t offset) {
   while (done < bytes) {
     ssize_t n = pread(s->fd, (char *)buf + done, bytes - done, (off_t)(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      return thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: reading %s at byte %zu failed: %s", s->path, offset + done,
-                         n < 0 ? strerror(errno) : "end of file");
+    if (n <= 0) return read_failed(s, offset + done, n < 0 ? strerror(errno) : "end of file");
     done += (size_t)n;
   }
-  pthread_mutex_lock(&s->mu); /* several prefetchers read at once */
-  s->disk_read += bytes;
-  pthread_mutex_unlock(&s->mu);
+  count_read(s, bytes);
   return MAPP_OK;
 }
 
@@ -241,7 +251,7 @@ static int uring_transfer(snap_store *s, worker *w, bool write, void *buf, size_
   int n = 0;
   for (size_t at = 0; at < bytes; at += piece, n++) {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
-    size_t len = bytes - at < piece ? bytes - at : piece;
+    size_t len = bytes - at < piece ? bytes - at : piece; /* the last piece may be short */
     if (write) io_uring_prep_write(sqe, s->fd, (char *)buf + at, (unsigned)len, (off_t)(offset + at));
     else io_uring_prep_read(sqe, s->fd, (char *)buf + at, (unsigned)len, (off_t)(offset + at));
     io_uring_sqe_set_data64(sqe, at);
@@ -260,21 +270,13 @@ static int uring_transfer(snap_store *s, worker *w, bool write, void *buf, size_
     int res = cqe->res;
     io_uring_cqe_seen(&w->ring, cqe);
     if (status) continue; /* reap the rest; the first failure stands */
-    if (res < 0 && write)
-      status = thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: writing %s failed after %zu bytes written: %s", s->path,
-                           s->disk_written + at, strerror(-res));
-    else if (res < 0)
-      status = thread_fail(s, MAPP_ERR_SYSTEM, "disk layer: reading %s at byte %zu failed: %s", s->path, offset + at,
-                           strerror(-res));
+    if (res < 0)
+      status = write ? write_failed(s, s->disk_written + at, strerror(-res)) : read_failed(s, offset + at, strerror(-res));
     else if ((size_t)res < len) /* moved in part: the rest the plain way */
       status = write ? write_all(s, (char *)buf + at + res, len - (size_t)res, offset + at + (size_t)res)
                      : read_all(s, (char *)buf + at + res, len - (size_t)res, offset + at + (size_t)res);
     if (!status && write) s->disk_written += (size_t)res; /* the placer's turn: only this thread writes */
-    if (!status && !write) {
-      pthread_mutex_lock(&s->mu);
-      s->disk_read += (size_t)res;
-      pthread_mutex_unlock(&s->mu);
-    }
+    if (!status && !write) count_read(s, (size_t)res);
   }
   return status;
 }
@@ -413,6 +415,17 @@ static int place(snap_store *s, worker *w, long i, const void *data, size_t stor
   return disk_put(s, w, i, data, stored, codec);
 }
 
+/* In place, snapshot i's ring slot (its offset in the ring). */
+static size_t ring_slot_offset(const snap_store *s, long i) {
+  return (size_t)(i % s->ring_slots) * ring_bytes(s->raw);
+}
+
+/* Written in place and kept in the ring to the end: the ring's last
+ * ring_slots host-bound snapshots (every earlier one goes to disk). */
+static bool stays_in_ring(const snap_store *s, long i) {
+  return s->ring_in_place && i + s->ring_slots >= s->dev_first;
+}
+
 /* Snapshot i, written in place into its ring slot by the forward. The
  * ring then holds the latest ring_slots host-bound snapshots, as placing
  * them one by one would leave it; a snapshot whose slot a later host-bound
@@ -421,14 +434,12 @@ static int place(snap_store *s, worker *w, long i, const void *data, size_t stor
  * for snapshot i to be placed). */
 static int place_in_ring(snap_store *s, worker *w, long i) {
   entry *e = &s->e[i];
-  size_t block = ring_bytes(s->raw);
-  *e = (entry){.layer = SNAP_LAYER_HOST, .offset = (size_t)(i % s->ring_slots) * block, .stored = s->raw,
-               .codec = SNAP_COMP_NONE};
+  *e = (entry){.layer = SNAP_LAYER_HOST, .offset = ring_slot_offset(s, i), .stored = s->raw, .codec = SNAP_COMP_NONE};
   if (i < s->ring_slots) { /* a slot taken for the first time */
-    s->host_used += block;
+    s->host_used += ring_bytes(s->raw);
     if (s->host_used > s->host_peak) s->host_peak = s->host_used;
   }
-  if (i + s->ring_slots >= s->dev_first) return MAPP_OK; /* it stays */
+  if (stays_in_ring(s, i)) return MAPP_OK;
   if (!(s->cfg.layers & (1u << SNAP_LAYER_DISK))) return ring_full(s, i + s->ring_slots);
   return disk_put(s, w, i, s->ring + e->offset, s->raw, SNAP_COMP_NONE);
 }
@@ -512,7 +523,7 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   int status = thread_status(s);
   if (!status && s->ring_in_place) {
     s->pending_slot = -1;
-    *buf = (double *)(s->ring + (size_t)(i % s->ring_slots) * ring_bytes(s->raw));
+    *buf = (double *)(s->ring + ring_slot_offset(s, i));
   } else if (!status) {
     s->pending_slot = s->free_stage[--s->nfree]; /* queued by commit */
     *buf = s->stage[s->pending_slot];
@@ -521,16 +532,12 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   return status;
 }
 
-/* A snapshot written in place that stays in the ring leaves its writer
- * nothing but bookkeeping: it is queued without waking one (on a node whose
- * cores all compute, a woken writer preempts a compute thread mid-step),
- * and the writers record it when woken next, at the latest by
- * finish_forward. Such snapshots are the ring's last ring_slots, after
- * every one that must go to disk, so no placement waits on them. */
-static bool stays_in_ring(const snap_store *s, long i) {
-  return s->ring_in_place && i + s->ring_slots >= s->dev_first;
-}
-
+/* A snapshot that stays in the ring leaves its writer nothing but
+ * bookkeeping: it is queued without waking one (on a node whose cores all
+ * compute, a woken writer preempts a compute thread mid-step), and the
+ * writers record it when woken next, at the latest by finish_forward.
+ * Such snapshots come after every one that must go to disk, so no
+ * placement waits on them. */
 int snap_store_commit(snap_store *s, long i) {
   if (s->all) return MAPP_OK;
   pthread_mutex_lock(&s->mu);
@@ -762,6 +769,7 @@ static int create_buffers(snap_store *s) {
   s->nstage = s->ring_in_place ? 0 : s->nworkers + 1 < 2 ? 2 : s->nworkers + 1; /* at least double buffering */
   s->nqueue = s->ring_in_place ? s->ring_slots : s->nstage;
   s->depth = s->cfg.prefetch_depth > 0 ? s->cfg.prefetch_depth : 2;
+  /* + 1: no zero-sized allocation when in place (nstage 0) */
   MAPP_TRY(mapp_calloc((void **)&s->stage, (size_t)s->nstage + 1, sizeof(double *), "staging buffers"));
   MAPP_TRY(mapp_calloc((void **)&s->free_stage, (size_t)s->nstage + 1, sizeof(int), "staging buffers"));
   MAPP_TRY(mapp_calloc((void **)&s->queue_idx, (size_t)s->nqueue, sizeof(long), "the writer queue"));

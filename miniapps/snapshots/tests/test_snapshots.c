@@ -453,8 +453,8 @@ static void test_device_tier(void **unused) {
     snap_placement_plan(st.store.layers, st.store.budget, raw, nsnap, &plan);
     gradient_with(&f, &st, g, &res);
     print_message("%-40s %-8s device %ld, host %ld, disk %ld (plan %ld/%ld/%ld), %ld puts, %ld gets: %s\n",
-                  cases[k].name, in_place ? "in place" : "staged", res.store.count[0], res.store.count[1], res.store.count[2], plan.count[0], plan.count[1],
-                  plan.count[2], fake.puts, fake.gets, memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
+                  cases[k].name, in_place ? "in place" : "staged", res.store.count[0], res.store.count[1],
+                  res.store.count[2], plan.count[0], plan.count[1], plan.count[2], fake.puts, fake.gets, memcmp(g, f.grad, sizeof(double) * n) ? "DIFFERS" : "bit for bit");
     assert_reference(&f, g, &res, &ref_res);
     /* The store's split is the plan's, and the plan's the one expected. */
     assert_int_equal(res.store.count[SNAP_LAYER_DEVICE], cases[k].n_dev);
