@@ -87,6 +87,7 @@ int app_info_parse(const char *json_text, const char *app, app_info *info) {
   *info = (app_info){.name = strdup(app)};
   json_error_t err;
   json_t *root = json_loads(json_text, 0, &err);
+  if (root) info->bitwise_ranks = json_is_true(json_object_get(root, "bitwise_ranks"));
   int status = root ? parse_variants(root, app, info)
                     : mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list did not print JSON (line %d: %s)", app, err.line,
                                 err.text);

@@ -27,6 +27,7 @@ typedef struct {
   app_variant *variants; /* the first is the app's reference variant */
   size_t nvariants;
   char *reference;       /* "VARIANT/BACKEND": the first variant on its first backend (speedup's default) */
+  bool bitwise_ranks;    /* one global problem's answer is the same bit for bit on any rank count */
 } app_info;
 
 /* Whether a variant/backend pair can run in this build. */

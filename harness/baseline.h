@@ -10,14 +10,16 @@
 /* <baseline dir>/<app>/<case>.h5 (malloc'd; NULL when out of memory). */
 char *baseline_path(const char *app, const char *case_name);
 
-/* Checks a run's answer against the baseline of the case its record names.
+/* Checks a run's answer against the baseline of case_name (NULL: a custom
+ * problem that names no case) of the record's app.
  * *status becomes {"status": S, "file": F, ...} with S
- *   none     the record names no case (a custom problem): nothing to check
+ *   none     no case: nothing to check
  *   missing  the case has no baseline file yet
  *   pass / fail  compared (fail also when the answer is missing or of
  *                another shape, with "error" saying so)
  * and *report holds the per-field results when a comparison ran (the
  * caller frees it). Only system failures are returned as errors. */
-int baseline_check_run(const json_t *record, const char *output, compare_report *report, json_t **status);
+int baseline_check_run(const json_t *record, const char *case_name, const char *output, compare_report *report,
+                       json_t **status);
 
 #endif

@@ -51,6 +51,32 @@ static int read_max_ranks(const yaml_map *root, harness_env *env) {
   return MAPP_OK;
 }
 
+static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+int env_node_count(const harness_env *env, const job *j, long *nodes) {
+  *nodes = ceil_div(j->ranks * j->threads, env->cores_per_node);
+  if (j->gpus < 1) return MAPP_OK;
+  if (env->gpus_per_node < 1)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: gpus_per_node is 0, so %s/%s jobs with %ld GPU%s per rank cannot be placed",
+                     env->origin, j->variant, j->backend, j->gpus, j->gpus == 1 ? "" : "s");
+  if (j->gpus > env->gpus_per_node)
+    return mapp_fail(MAPP_ERR_INPUT, "%s: %ld GPUs per rank but %ld per node", env->origin, j->gpus, env->gpus_per_node);
+  long ranks_per_node = env->gpus_per_node / j->gpus, gpu_nodes = ceil_div(j->ranks, ranks_per_node);
+  if (gpu_nodes > *nodes) *nodes = gpu_nodes;
+  return MAPP_OK;
+}
+
+bool env_oversubscribed(const harness_env *env, const job *j) {
+  long nodes = 1;
+  if (env->scheduler != SCHEDULER_NONE && env_node_count(env, j, &nodes) != MAPP_OK) {
+    mapp_error_clear(); /* a job that cannot be placed is refused before it runs */
+    nodes = 1;
+  }
+  bool cores = j->ranks * j->threads > nodes * env->cores_per_node;
+  long gpus = nodes * (env->gpus_per_node > 0 ? env->gpus_per_node : 1);
+  return cores || (j->gpus > 0 && j->ranks * j->gpus > gpus);
+}
+
 int env_check_ranks(const harness_env *env, long ranks) {
   if (env->max_ranks <= 0 || ranks <= env->max_ranks) return MAPP_OK;
   return mapp_fail(MAPP_ERR_INPUT, "%ld ranks is more than environment %s (%s) offers: at most %ld (%ld cores%s); "

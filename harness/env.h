@@ -3,6 +3,9 @@
 #ifndef HARNESS_ENV_H
 #define HARNESS_ENV_H
 
+#include <stdbool.h>
+
+#include "job.h"
 #include "strv.h"
 
 typedef enum { SCHEDULER_NONE, SCHEDULER_SLURM } scheduler_kind;
@@ -34,6 +37,15 @@ void env_free(harness_env *env);
  * environment offers (its max_ranks), rather than a launcher that tries
  * to start them all and hangs the machine. */
 int env_check_ranks(const harness_env *env, long ranks);
+
+/* Nodes enough for the job's ranks x threads cores and ranks x gpus GPUs;
+ * a GPU job the environment cannot place is an input error. */
+int env_node_count(const harness_env *env, const job *j, long *nodes);
+/* Whether the job runs on fewer cores or GPUs than it uses: without a
+ * scheduler it has this one machine (cores_per_node cores, gpus_per_node
+ * GPUs, at least one for a job on GPUs), with one the nodes env_node_count
+ * gives. Several ranks on one GPU count as oversubscribed. */
+bool env_oversubscribed(const harness_env *env, const job *j);
 
 /* Without a scheduler the launcher oversubscribes this machine's cores;
  * beyond this many ranks per core a launch only thrashes (or never starts). */

@@ -62,13 +62,28 @@ static int add_harness_fields(json_t *record, const job *j, const execute_option
   return MAPP_OK;
 }
 
-/* An answer that passed needs no keeping in a sweep: sweeps of large sizes
- * would fill the disk with answers nobody reads. */
-static void drop_output_if_passed(json_t *record, const job_files *files, const execute_options *opt,
-                                  job_outcome outcome) {
-  if (opt->keep_output || outcome != OUTCOME_OK) return;
+/* check: required and nothing was compared: the run fails, and the record
+ * says which baseline is missing and the command that writes it. */
+static int require_baseline(const job *j, const char *case_name, json_t *base, job_outcome *outcome) {
+  const char *status = json_string_value(json_object_get(base, "status"));
+  if (strcmp(status, "pass") == 0 || strcmp(status, "fail") == 0) return MAPP_OK;
+  *outcome = OUTCOME_FAIL_UNCHECKED;
+  if (!case_name) {
+    json_object_set_new(base, "error", json_string("check: required, but the run is a custom problem that names no "
+                                                   "baseline case (give its sweep entry a case:)"));
+    return MAPP_OK;
+  }
+  char *bless = job_bless_command(j, case_name);
+  if (!bless) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_object_set_new(base, "bless", json_string(bless));
+  free(bless);
+  return MAPP_OK;
+}
+
+void job_drop_passed_output(job_result *res, const job_files *files) {
+  if (res->outcome != OUTCOME_OK) return;
   unlink(files->output);
-  json_object_set_new(record, "output", json_null());
+  json_object_set_new(res->record, "output", json_null());
 }
 
 int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
@@ -77,17 +92,39 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
   res->record = load_record(j, files);
   if (!res->record) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   MAPP_TRY(add_harness_fields(res->record, j, opt, launch, proc));
-  json_t *base = NULL;
   bool answered = proc->exit_code == 0 || proc->exit_code == MAPP_ERR_VERIFY;
-  if (opt->check_baseline && answered)
-    MAPP_TRY(baseline_check_run(res->record, files->output, &res->baseline, &base));
-  else
+  char *case_name = NULL;
+  int status = job_baseline_case(j, res->record, &case_name);
+  json_t *base = NULL;
+  if (status == MAPP_OK && opt->check_baseline && answered && j->check != CHECK_NONE)
+    status = baseline_check_run(res->record, case_name, files->output, &res->baseline, &base);
+  else if (status == MAPP_OK)
     base = json_pack("{s:s, s:n}", "status", "none", "file");
-  json_object_set_new(res->record, "baseline", base);
-  res->outcome = classify(res->record, proc->exit_code);
+  if (status == MAPP_OK) {
+    json_object_set_new(res->record, "baseline", base);
+    json_object_set_new(res->record, "check", json_string(check_mode_name(j->check)));
+    res->outcome = classify(res->record, proc->exit_code);
+    if (opt->check_baseline && res->outcome == OUTCOME_OK && j->check == CHECK_REQUIRED)
+      status = require_baseline(j, case_name, base, &res->outcome);
+  }
+  free(case_name);
+  MAPP_TRY(status);
   /* The report's table of failures points at what the run printed. */
   json_object_set_new(res->record, "log", json_string(files->log));
-  drop_output_if_passed(res->record, files, opt, res->outcome);
+  if (!opt->keep_output) job_drop_passed_output(res, files);
+  return MAPP_OK;
+}
+
+/* What the environment gave the run, and whether it used more: a point of
+ * an oversubscribed run measures the sharing, not the machine (plots draw
+ * it hollow). */
+static int record_placement(const harness_env *env, const job *j, json_t *record) {
+  bool over = env_oversubscribed(env, j);
+  json_t *placement = json_pack("{s:I, s:I, s:b}", "cores_per_node", (json_int_t)env->cores_per_node, "gpus_per_node",
+                                (json_int_t)env->gpus_per_node, "scheduler", env->scheduler != SCHEDULER_NONE);
+  if (!placement) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_object_set_new(record, "placement", placement);
+  json_object_set_new(record, "oversubscribed", json_boolean(over));
   return MAPP_OK;
 }
 
@@ -112,6 +149,7 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
   if (status == MAPP_OK) status = proc_run(&req, &proc);
   if (status == MAPP_OK) status = job_judge(j, files, launch, &proc, opt, res);
   if (status == MAPP_OK && env->name) json_object_set_new(res->record, "env", json_string(env->name));
+  if (status == MAPP_OK) status = record_placement(env, j, res->record);
   free(launch);
   strv_free(&argv);
   strv_free(&names);
@@ -125,6 +163,8 @@ void job_outcome_text(const job_result *res, char *buf, size_t len) {
   case OUTCOME_FAIL_EXIT: snprintf(buf, len, "FAIL (exit %d)", res->exit_code); break;
   case OUTCOME_FAIL_VERIFY: snprintf(buf, len, "FAIL (verify)"); break;
   case OUTCOME_FAIL_BASELINE: snprintf(buf, len, "FAIL (baseline)"); break;
+  case OUTCOME_FAIL_UNCHECKED: snprintf(buf, len, "FAIL (no baseline)"); break;
+  case OUTCOME_FAIL_CONSISTENCY: snprintf(buf, len, "FAIL (consistency)"); break;
   }
 }
 
@@ -132,7 +172,9 @@ int job_exit_status(const job_result *res) {
   switch (res->outcome) {
   case OUTCOME_OK: return MAPP_OK;
   case OUTCOME_FAIL_VERIFY:
-  case OUTCOME_FAIL_BASELINE: return MAPP_ERR_VERIFY;
+  case OUTCOME_FAIL_BASELINE:
+  case OUTCOME_FAIL_UNCHECKED:
+  case OUTCOME_FAIL_CONSISTENCY: return MAPP_ERR_VERIFY;
   case OUTCOME_FAIL_EXIT: return res->exit_code == MAPP_ERR_INPUT ? MAPP_ERR_INPUT : MAPP_ERR_SYSTEM;
   }
   return MAPP_ERR_SYSTEM;

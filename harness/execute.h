@@ -17,7 +17,9 @@ typedef enum {
   OUTCOME_OK,
   OUTCOME_FAIL_EXIT,    /* the launch or the app failed (bad input, crash, ...) */
   OUTCOME_FAIL_VERIFY,  /* the app's own verification failed */
-  OUTCOME_FAIL_BASELINE /* the answer disagrees with the baseline */
+  OUTCOME_FAIL_BASELINE, /* the answer disagrees with the baseline */
+  OUTCOME_FAIL_UNCHECKED, /* check: required, and no baseline to check the answer against */
+  OUTCOME_FAIL_CONSISTENCY /* the answer differs from the same sweep's 1-rank answer (consistency.h) */
 } job_outcome;
 
 typedef struct {
@@ -39,10 +41,16 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
                 job_result *res);
 /* Judges a finished launch: its record (or a stand-in when the app wrote
  * none), the harness fields "key", "sweep", "repetition", "launch",
- * "elapsed_s", "exit_code" and "baseline", and the outcome. */
+ * "elapsed_s", "exit_code", "check" and "baseline", and the outcome. Under
+ * check: required a baseline that is missing fails the run, and its
+ * "baseline" object names the `mapp bless` command ("bless") that makes it. */
 int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
               const execute_options *opt, job_result *res);
-/* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)". */
+/* An answer that passed needs no keeping in a sweep (sweeps of large sizes
+ * would fill the disk with answers nobody reads): removes it, and the
+ * record's "output" becomes null. A failed run keeps its answer. */
+void job_drop_passed_output(job_result *res, const job_files *files);
+/* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)", "FAIL (no baseline)", "FAIL (consistency)". */
 void job_outcome_text(const job_result *res, char *buf, size_t len);
 /* The exit status a one-off run reports: 0 ok, 1 verification or baseline
  * failed, 2 the app rejected its input, 3 anything else went wrong. */

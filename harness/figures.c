@@ -99,6 +99,7 @@ typedef struct {
   double x;
   double *ys;
   size_t n, cap;
+  bool oversubscribed;
 } sample_set;
 
 typedef struct {
@@ -114,7 +115,7 @@ static void samples_free(samples *s) {
   free(s->items);
 }
 
-static int add_sample(samples *s, const char *series, double x, double y) {
+static int add_sample(samples *s, const char *series, double x, double y, bool oversubscribed) {
   sample_set *set = NULL;
   for (size_t i = 0; i < s->count && !set; ++i)
     if (s->items[i].x == x && !strcmp(s->items[i].series, series)) set = &s->items[i];
@@ -139,6 +140,7 @@ static int add_sample(samples *s, const char *series, double x, double y) {
     set->cap = cap;
   }
   set->ys[set->n++] = y;
+  set->oversubscribed |= oversubscribed;
   return MAPP_OK;
 }
 
@@ -190,7 +192,8 @@ static int gather(const json_t *records, const figure_spec *f, const char *app, 
       xv = category_of(&d->categories, json_string_value(x), &status);
     }
     char *label = series_label(r, &f->series);
-    if (status == MAPP_OK) status = label ? add_sample(s, label, xv, json_number_value(y))
+    if (status == MAPP_OK) status = label ? add_sample(s, label, xv, json_number_value(y),
+                                                      json_is_true(json_object_get(r, "oversubscribed")))
                                           : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     free(label);
     MAPP_TRY(status);
@@ -233,7 +236,7 @@ static int summarise(samples *s, figure_data *d) {
     if (!points) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory collecting a figure");
     series->points = points;
     double median = stats_median(set->ys, set->n); /* sorts them */
-    points[series->count++] = (figure_point){set->x, median, set->ys[0], set->ys[set->n - 1]};
+    points[series->count++] = (figure_point){set->x, median, set->ys[0], set->ys[set->n - 1], set->oversubscribed};
   }
   for (size_t k = 0; k < d->count; ++k)
     qsort(d->series[k].points, d->series[k].count, sizeof *d->series[k].points, compare_points);
@@ -252,7 +255,7 @@ static int to_efficiency(const figure_spec *f, figure_data *d) {
     for (size_t i = 0; i < s->count; ++i) {
       double n = s->points[i].x;
       s->points[i] = (figure_point){n, s->points[i].y / n / base, s->points[i].low / n / base,
-                                    s->points[i].high / n / base};
+                                    s->points[i].high / n / base, s->points[i].oversubscribed};
     }
   }
   return MAPP_OK;
@@ -290,7 +293,7 @@ static int to_speedup(const figure_spec *f, const speedup_refs *refs, figure_dat
         if (base[j].x == s->points[i].x) b = &base[j];
       if (!b || b->y <= 0) continue; /* no reference at this x */
       figure_point p = s->points[i];
-      s->points[kept++] = (figure_point){p.x, p.y / b->y, p.low / b->y, p.high / b->y};
+      s->points[kept++] = (figure_point){p.x, p.y / b->y, p.low / b->y, p.high / b->y, p.oversubscribed || b->oversubscribed};
     }
     s->count = kept;
   }

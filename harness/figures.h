@@ -44,6 +44,7 @@ bool figure_selected(const json_t *record, const char *app, const strv *where_fi
 
 typedef struct {
   double x, y, low, high; /* median of the repetitions and their min, max */
+  bool oversubscribed;    /* a repetition used more cores or GPUs than it was given */
 } figure_point;
 
 typedef struct {

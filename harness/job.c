@@ -1,10 +1,62 @@
 #include "job.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fsutil.h"
 #include "mapp_error.h"
+
+int check_mode_parse(const char *text, check_mode *mode) {
+  static const char *const names[] = {[CHECK_OPTIONAL] = "optional", [CHECK_REQUIRED] = "required",
+                                      [CHECK_NONE] = "none"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (strcmp(text, names[i]) == 0) {
+      *mode = (check_mode)i;
+      return MAPP_OK;
+    }
+  return mapp_fail(MAPP_ERR_INPUT, "check must be required, optional or none, got '%s'", text);
+}
+
+const char *check_mode_name(check_mode mode) {
+  switch (mode) {
+  case CHECK_REQUIRED: return "required";
+  case CHECK_NONE: return "none";
+  case CHECK_OPTIONAL: break;
+  }
+  return "optional";
+}
+
+int job_baseline_case(const job *j, const json_t *record, char **name) {
+  *name = NULL;
+  const char *recorded = json_string_value(json_object_get(record, "case"));
+  if (!j->baseline_case && !recorded) return MAPP_OK;
+  bool weak = strcmp(j->scaling, "weak") == 0 && j->ranks > 1;
+  *name = !j->baseline_case ? strdup(recorded)
+          : weak            ? str_printf("%s-weak%ld", j->baseline_case, j->ranks)
+                            : strdup(j->baseline_case);
+  return *name ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+char *job_bless_command(const job *j, const char *case_name) {
+  char ranks[32], threads[32];
+  snprintf(ranks, sizeof ranks, "%ld", j->ranks);
+  snprintf(threads, sizeof threads, "%ld", j->threads);
+  const char *words[] = {"mapp", "bless", j->app, "--size", j->size, "--scaling", j->scaling, "-n", ranks,
+                         "--variant", j->variant, "--backend", j->backend, "--threads", threads, "--case", case_name,
+                         "--reason", "first baseline of this case"};
+  strv argv = {0};
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < sizeof words / sizeof words[0]; ++i) status = strv_push(&argv, words[i]);
+  if (status == MAPP_OK && j->extra_args && j->extra_args->count) {
+    status = strv_push(&argv, "--");
+    for (size_t i = 0; status == MAPP_OK && i < j->extra_args->count; ++i) status = strv_push(&argv, j->extra_args->items[i]);
+  }
+  char *text = status == MAPP_OK ? strv_join_shell(&argv) : NULL;
+  strv_free(&argv);
+  return text;
+}
 
 char *job_setting(const job *j) {
   if (j->label && j->params_text) return str_printf("%s %s", j->label, j->params_text);
@@ -53,6 +105,19 @@ static char *key_format(const char *app, const char *variant, const char *backen
                         long threads, const char *size, const char *scaling, long repetition) {
   return str_printf("%s|%s|%s|n%ld|t%ld|%s|%s|r%ld", app, variant, backend, ranks, threads, size,
                     scaling, repetition);
+}
+
+char *job_configuration_key(const char *key) {
+  char *config = strdup(key);
+  if (!config) return NULL;
+  for (char *bar = strstr(config, "|r"); bar; bar = strstr(bar + 1, "|r")) {
+    size_t digits = strspn(bar + 2, "0123456789");
+    if (digits && (bar[2 + digits] == '|' || bar[2 + digits] == '\0')) {
+      memmove(bar, bar + 2 + digits, strlen(bar + 2 + digits) + 1);
+      break;
+    }
+  }
+  return config;
 }
 
 char *job_key(const job *j) {

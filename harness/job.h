@@ -7,6 +7,18 @@
 
 #include "strv.h"
 
+/* How a job's answer must be checked against its baseline (a spec's
+ * `check:`). Optional is the zero value: one-off runs check what exists. */
+typedef enum {
+  CHECK_OPTIONAL, /* checked when the baseline exists; "missing" is no failure */
+  CHECK_REQUIRED, /* a missing baseline (or a problem that names none) fails the run */
+  CHECK_NONE      /* not compared with a baseline at all */
+} check_mode;
+
+/* "required" | "optional" | "none"; anything else is an input error. */
+int check_mode_parse(const char *text, check_mode *mode);
+const char *check_mode_name(check_mode mode);
+
 typedef struct {
   const char *app, *variant, *backend, *size, *scaling;
   long ranks, threads;
@@ -18,6 +30,8 @@ typedef struct {
   const char *params_text; /* the same as "name=value ..." (NULL without a matrix) */
   const char *reference;  /* the app's default speedup reference "VARIANT/BACKEND" (may be NULL) */
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
+  check_mode check;
+  const char *baseline_case; /* the baseline of a custom problem (a spec entry's `case:`; may be NULL) */
 } job;
 
 /* The files a job writes, all named after its stem in one directory. */
@@ -40,11 +54,22 @@ char *job_label(const job *j);
 /* The identity resume compares: app, variant, backend, ranks, threads, size,
  * scaling, repetition. Records and jobs give the same key for the same run. */
 char *job_key(const job *j);
+/* A key without its repetition ("heat|mpi|serial|n1|t1|tiny|weak|snap5"):
+ * the configuration every repetition of a job shares (malloc'd). */
+char *job_configuration_key(const char *key);
 /* The key of a record: its "key" field, which the harness writes because
  * an app may record what it actually ran (a serial backend reports 1
  * thread whatever was asked), else one made of the record's fields; NULL
  * when a field is missing. */
 char *job_key_of_record(const json_t *record);
+/* The baseline case the job's answer is checked against: the entry's
+ * `case:` ("-weakN" appended under weak scaling on N > 1 ranks, as the apps
+ * name their presets' cases), else the case the app's record names; NULL
+ * for neither. *name is malloc'd. */
+int job_baseline_case(const job *j, const json_t *record, char **name);
+/* The `mapp bless` command that writes the baseline of j's case (malloc'd,
+ * shell-quoted). */
+char *job_bless_command(const job *j, const char *case_name);
 int job_files_make(const char *dir, const job *j, job_files *files);
 void job_files_free(job_files *files);
 

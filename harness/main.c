@@ -24,6 +24,8 @@ static const verb verbs[] = {
     {"submit", verb_submit, "write one batch script per job of a sweep and submit it (Slurm)"},
     {"collect", verb_collect, "append the records of finished batch jobs to results.jsonl"},
     {"compare", verb_compare, "flag configurations of a results folder slower than another's (U test)"},
+    {"history", verb_history, "results across commits: add, show, plot trends, check for change points"},
+    {"bisect", verb_bisect, "find the first revision between GOOD and BAD that is significantly slower"},
 };
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 

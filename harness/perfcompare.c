@@ -9,6 +9,7 @@
 #include "mapp_error.h"
 #include "perfstats.h"
 #include "results.h"
+#include "selection.h"
 #include "stats.h"
 #include "verbs.h"
 
@@ -17,11 +18,12 @@ typedef struct {
   size_t regressions, improvements, compared, unmatched, too_few;
 } compare_totals;
 
-static int load_groups(const char *where, json_t **records, group_table *table) {
+static int load_groups(const char *where, const selection *select, json_t **records, group_table *table) {
   char *path = results_file_of(where);
   if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory naming the results of '%s'", where);
   int status = results_load(path, records);
   free(path);
+  if (status == MAPP_OK) status = selection_filter_records(select, *records);
   if (status == MAPP_OK) status = stats_group(*records, table);
   return status;
 }
@@ -78,12 +80,13 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
   return MAPP_OK;
 }
 
-int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha) {
+int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
+                         const selection *select) {
   compare_totals totals = {.threshold = threshold, .alpha = alpha};
   json_t *old_records = NULL, *new_records = NULL;
   group_table old = {0}, new_ = {0};
-  int status = load_groups(old_path, &old_records, &old);
-  if (status == MAPP_OK) status = load_groups(new_path, &new_records, &new_);
+  int status = load_groups(old_path, select, &old_records, &old);
+  if (status == MAPP_OK) status = load_groups(new_path, select, &new_records, &new_);
   if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
   if (status == MAPP_OK) {
     printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu with too few repetitions; %zu "
@@ -101,11 +104,13 @@ int perf_compare_results(const char *old_path, const char *new_path, double thre
 
 int verb_compare(int argc, char **argv) {
   compare_totals totals = {.threshold = 0.05, .alpha = 0.05};
+  selection select = {0};
   const mapp_option opts[] = {
       {.name = "threshold", .kind = MAPP_OPT_DOUBLE, .dest = &totals.threshold, .dmin = 0.0, .dmax = 0.99,
        .help = "slowdown of the median figure of merit that counts (0.05: 5 %)"},
       {.name = "alpha", .kind = MAPP_OPT_DOUBLE, .dest = &totals.alpha, .dmin = 1e-9, .dmax = 0.5,
        .help = "significance level of the two-sided Mann-Whitney U test"},
+      SELECTION_OPTIONS(&select),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("compare", "OLD NEW",
@@ -115,7 +120,9 @@ int verb_compare(int argc, char **argv) {
                           "Exit 1 when a configuration is slower beyond --threshold with p < --alpha.",
                           opts, 2, 2, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown)
-    status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], totals.threshold, totals.alpha);
+    status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], totals.threshold, totals.alpha,
+                                  &select);
+  selection_free(&select);
   verb_args_free(&args);
   return status;
 }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "selection.h"
+
 typedef struct {
   double ratio;         /* median(new) / median(old) of a higher-is-better figure */
   double low, high;     /* its 95 % bootstrap confidence interval */
@@ -29,9 +31,11 @@ bool perf_is_improvement(const perf_change *c, double threshold, double alpha);
 /* Two-sided Mann-Whitney U p-value of samples a and b. */
 double perf_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, bool *exact);
 
-/* mapp compare's work: OLD and NEW results (folders or .jsonl files)
- * configuration by configuration, a table on stdout; MAPP_ERR_VERIFY when
- * one is slower beyond threshold with p < alpha. */
-int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha);
+/* mapp compare's work: OLD and NEW results (folders or .jsonl files; the
+ * records select keeps, NULL for all) configuration by configuration, a
+ * table on stdout; MAPP_ERR_VERIFY when one is slower beyond threshold with
+ * p < alpha. */
+int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
+                         const selection *select);
 
 #endif

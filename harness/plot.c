@@ -139,17 +139,61 @@ static int write_data(const plot_set *set, const char *path) {
   data_label(set->app, f);
   fputc(' ', f);
   data_label(what, f);
-  fputs(": ranks value low high (median and min/max over repetitions)\n", f);
+  fputs(": ranks value low high oversubscribed (median and min/max over repetitions; 1: drawn hollow)\n", f);
   for (size_t i = 0; i < set->nseries; ++i) {
     const plot_series *s = &set->series[i];
     fprintf(f, "%s\"", i ? "\n\n" : "");
     data_label(s->label, f);
     fputs("\"\n", f);
     for (size_t k = 0; k < s->npoints; ++k)
-      fprintf(f, "%ld %.9g %.9g %.9g\n", s->points[k].ranks, s->points[k].y.value, s->points[k].y.low,
-              s->points[k].y.high);
+      fprintf(f, "%ld %.9g %.9g %.9g %d\n", s->points[k].ranks, s->points[k].y.value, s->points[k].y.low,
+              s->points[k].y.high, s->points[k].oversubscribed);
   }
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+}
+
+/* Points of oversubscribed runs (column 5 of the data) drawn hollow: a
+ * white marker over the series' own, an open circle in the series' colour
+ * over that, a key entry and a footnote saying what hollow means. Both
+ * texts are empty when no point is oversubscribed. */
+typedef struct {
+  char *note, *overlay;
+} hollow_layers;
+
+static int hollow_make(bool any, const char *nseries, const char *q_data, hollow_layers *h) {
+  *h = (hollow_layers){0};
+  if (!any) {
+    h->note = strdup("");
+    h->overlay = strdup("");
+  } else {
+    h->note = strdup("set label 998 'hollow: oversubscribed (ranks x threads beyond the cores given, or ranks sharing "
+                     "a GPU)' at screen 0.99, screen 0.03 right font ',8' front");
+    h->overlay = str_printf(", \\\n     for [i=0:%s-1] '%s' index i using 1:($5 > 0 ? $2 : 1/0) with points pt 5 ps 1.5 "
+                            "lc rgb 'white' notitle, \\\n     for [i=0:%s-1] '%s' index i using 1:($5 > 0 ? $2 : 1/0) "
+                            "with points pt 6 ps 1.5 lt i+1 notitle, \\\n     NaN with points pt 6 ps 1.5 lc rgb "
+                            "'#404040' title 'oversubscribed'",
+                            nseries, q_data, nseries, q_data);
+  }
+  return h->note && h->overlay ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+static void hollow_free(hollow_layers *h) {
+  free(h->note);
+  free(h->overlay);
+}
+
+static bool set_oversubscribed(const plot_set *set) {
+  for (size_t i = 0; i < set->nseries; ++i)
+    for (size_t k = 0; k < set->series[i].npoints; ++k)
+      if (set->series[i].points[k].oversubscribed) return true;
+  return false;
+}
+
+static bool data_oversubscribed(const figure_data *d) {
+  for (size_t i = 0; i < d->count; ++i)
+    for (size_t k = 0; k < d->series[i].count; ++k)
+      if (d->series[i].points[k].oversubscribed) return true;
+  return false;
 }
 
 /* Rank counts as gnuplot xtics "1, 2, 4". */
@@ -218,10 +262,13 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   char *q_fom = plot_gnuplot_quoted(set->fom_name), *q_reference = plot_gnuplot_quoted(reference);
   if (status == MAPP_OK && !(q_title && q_data && q_fom && q_reference))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  hollow_layers hollow = {0};
+  if (status == MAPP_OK) status = hollow_make(set_oversubscribed(set), nseries, q_data, &hollow);
   placeholder subs[] = {{"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
                         {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", q_title ? q_title : ""},
                         {"DATA", q_data ? q_data : ""}, {"FOM", q_fom ? q_fom : ""},
-                        {"REFERENCE", q_reference ? q_reference : ""}, {"COMMON", ""}};
+                        {"REFERENCE", q_reference ? q_reference : ""}, {"HOLLOW_NOTE", hollow.note ? hollow.note : ""},
+                        {"HOLLOW", hollow.overlay ? hollow.overlay : ""}, {"COMMON", ""}};
   size_t nsubs = sizeof subs / sizeof subs[0];
   char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
   subs[nsubs - 1].value = look ? look : "";
@@ -232,6 +279,7 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   free(q_data);
   free(q_fom);
   free(q_reference);
+  hollow_free(&hollow);
   if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && !(*script = strv_join(&lines, "\n"))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   strv_free(&lines);
@@ -334,7 +382,7 @@ static int write_figure_data(const figure_data *d, const char *path) {
     fputs("\"\n", f);
     for (size_t i = 0; i < d->series[k].count; ++i) {
       const figure_point *p = &d->series[k].points[i];
-      fprintf(f, "%.17g %.17g %.17g %.17g\n", p->x, p->y, p->low, p->high);
+      fprintf(f, "%.17g %.17g %.17g %.17g %d\n", p->x, p->y, p->low, p->high, p->oversubscribed);
     }
     fputs("\n\n", f);
   }
@@ -374,9 +422,12 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   char *q_x = plot_gnuplot_quoted(f->x), *q_y = plot_gnuplot_quoted(ylabel);
   if (status == MAPP_OK && !(q_title && q_data && q_x && q_y)) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   const char *yaxis = f->logy ? "set logscale y 10\nset format y '%g'" : "set yrange [0:*]\nset format y '%.1s%c'";
+  hollow_layers hollow = {0};
+  if (status == MAPP_OK) status = hollow_make(data_oversubscribed(d), nseries, q_data, &hollow);
   placeholder subs[] = {{"XMIN", "*"}, {"XMAX", "*"}, {"XTICS", "'' 1"}, {"XAXIS", xaxis ? xaxis : ""},
                         {"YAXIS", yaxis}, {"TITLE", q_title ? q_title : ""}, {"XLABEL", q_x ? q_x : ""},
                         {"YLABEL", q_y ? q_y : ""}, {"NSERIES", nseries}, {"DATA", q_data ? q_data : ""},
+                        {"HOLLOW_NOTE", hollow.note ? hollow.note : ""}, {"HOLLOW", hollow.overlay ? hollow.overlay : ""},
                         {"COMMON", ""}};
   size_t nsubs = sizeof subs / sizeof subs[0];
   char *look = status == MAPP_OK ? fill_template(common, subs, nsubs - 1) : NULL;
@@ -393,6 +444,7 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   free(q_data);
   free(q_x);
   free(q_y);
+  hollow_free(&hollow);
   free(xaxis);
   free(body);
   free(common);
@@ -516,7 +568,8 @@ static char *footer_of(const json_t *records) {
   return quoted;
 }
 
-int plot_results(const char *results_file, const char *reference, const strv *formats, strv *written) {
+int plot_results(const char *results_file, const char *reference, const selection *select, const strv *formats,
+                 strv *written) {
   for (size_t i = 0; i < formats->count; ++i)
     if (!terminal_of(formats->items[i]))
       return mapp_fail(MAPP_ERR_INPUT, "unknown plot format '%s' (choose png, svg, pdf)", formats->items[i]);
@@ -525,6 +578,7 @@ int plot_results(const char *results_file, const char *reference, const strv *fo
   speedup_refs refs = {0};
   json_t *records = NULL;
   int status = plots_dir && sweep_name ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = selection_filter_records(select, records);
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
   if (status == MAPP_OK) status = make_dirs(plots_dir);
@@ -559,10 +613,12 @@ static int split_formats(const char *text, strv *formats) {
 
 int verb_plot(int argc, char **argv) {
   const char *reference = NULL, *format = "png,svg";
+  selection select = {0};
   const mapp_option opts[] = {
       PLOT_REFERENCE_OPTION(&reference),
       {.name = "format", .kind = MAPP_OPT_STRING, .dest = &format, .choices = "png,svg,pdf",
        .help = "image formats, comma separated"},
+      SELECTION_OPTIONS(&select),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("plot", "RESULTS_DIR|RESULTS.jsonl",
@@ -574,12 +630,13 @@ int verb_plot(int argc, char **argv) {
   if (status == MAPP_OK && !args.help_shown) status = split_formats(format, &formats);
   if (status == MAPP_OK && !args.help_shown && !(results_file = results_file_of(args.cli.positional[0])))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK && !args.help_shown) status = plot_results(results_file, reference, &formats, &written);
+  if (status == MAPP_OK && !args.help_shown) status = plot_results(results_file, reference, &select, &formats, &written);
   for (size_t i = 0; status == MAPP_OK && i < written.count; ++i) printf("%s\n", written.items[i]);
   if (status == MAPP_OK && !args.help_shown && written.count == 0) printf("no figures: the results hold no timed runs\n");
   free(results_file);
   strv_free(&formats);
   strv_free(&written);
+  selection_free(&select);
   verb_args_free(&args);
   return status;
 }

@@ -39,9 +39,9 @@ static int start_series(plot_set *set, const result_group *g, size_t max_points)
   return s->label && s->points ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
-static void add_point(plot_set *set, long ranks, ratio y) {
+static void add_point(plot_set *set, long ranks, ratio y, bool oversubscribed) {
   plot_series *s = &set->series[set->nseries - 1];
-  s->points[s->npoints++] = (plot_point){ranks, y};
+  s->points[s->npoints++] = (plot_point){ranks, y, oversubscribed};
   if (!set->min_ranks || ranks < set->min_ranks) set->min_ranks = ranks;
   if (ranks > set->max_ranks) set->max_ranks = ranks;
 }
@@ -59,7 +59,7 @@ int plot_set_build(const group_table *t, const char *app, plot_kind kind, const 
     ratio y;
     if (strcmp(g->app, app) != 0 || !point_value(t, g, kind, refs, &y)) continue;
     if (!previous || !group_same_series(previous, g)) MAPP_TRY(start_series(set, g, t->count));
-    add_point(set, g->ranks, y);
+    add_point(set, g->ranks, y, g->oversubscribed);
     set->fom_name = g->fom_name;
     previous = g;
   }

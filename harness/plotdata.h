@@ -4,6 +4,7 @@
 #ifndef HARNESS_PLOTDATA_H
 #define HARNESS_PLOTDATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "stats.h"
@@ -19,6 +20,7 @@ typedef enum {
 typedef struct {
   long ranks;
   ratio y;
+  bool oversubscribed; /* drawn hollow: the point measures sharing, not the machine */
 } plot_point;
 
 typedef struct {

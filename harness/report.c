@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coverage.h"
 #include "fsutil.h"
+#include "history.h"
 #include "mapp_error.h"
 #include "plot.h"
 #include "plotdata.h"
@@ -94,6 +96,31 @@ static const char *text_or(const json_t *r, const char *key) {
   return text ? text : "-";
 }
 
+/* "2 cores, 0 GPUs a node (env local)" per distinct placement, and how many
+ * runs used more than that. */
+static void write_placement(FILE *f, const json_t *records) {
+  strv seen = {0};
+  size_t i, over = 0;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    over += json_is_true(json_object_get(r, "oversubscribed"));
+    const json_t *p = json_object_get(r, "placement");
+    if (!p) continue;
+    const char *env = json_string_value(json_object_get(r, "env"));
+    char *text = str_printf("%lld cores, %lld GPUs a node (env %s%s)", json_integer_value(json_object_get(p, "cores_per_node")),
+                            json_integer_value(json_object_get(p, "gpus_per_node")), env ? env : "?",
+                            json_is_true(json_object_get(p, "scheduler")) ? ", batch" : "");
+    if (text && !strv_contains(&seen, text)) strv_push(&seen, text);
+    free(text);
+  }
+  char *joined = seen.count ? strv_join(&seen, "; ") : NULL;
+  fprintf(f, "| cores and GPUs | %s |\n", joined ? joined : "not recorded");
+  fprintf(f, "| oversubscribed runs | %zu of %zu (ranks x threads beyond the cores given, or ranks sharing a GPU; "
+             "hollow in the figures) |\n", over, json_array_size(records));
+  free(joined);
+  strv_free(&seen);
+}
+
 static void write_machine(FILE *f, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
@@ -107,6 +134,7 @@ static void write_machine(FILE *f, const json_t *records, const speedup_refs *re
   const char *from = json_string_value(json_object_get(first, "time"));
   const char *to = json_string_value(json_object_get(last, "time"));
   fprintf(f, "| ran | %s to %s |\n", from ? from : "?", to ? to : "?");
+  write_placement(f, records);
   char *listed = speedup_refs_format(refs);
   if (refs->count > 1) fprintf(f, "| speedup references | %s (each app: the first its results contain) |\n\n", listed);
   else fprintf(f, "| speedup reference | %s |\n\n", refs->count && listed ? listed : "none given");
@@ -339,16 +367,32 @@ static int write_app(FILE *f, const report_context *ctx, const group_table *t, c
   return MAPP_OK;
 }
 
+static bool status_is(const json_t *r, const char *field, const char *status) {
+  const char *text = json_string_value(json_object_get(json_object_get(r, field), "status"));
+  return text && strcmp(text, status) == 0;
+}
+
+/* What failed in a run, or NULL when it passed: its exit code, its own
+ * verification, its baseline, a baseline check: required could not make,
+ * or its agreement with the sweep's 1-rank answer. */
+static const char *failure_of(const json_t *r) {
+  if (status_is(r, "verification", "fail")) return "verification";
+  if (status_is(r, "baseline", "fail")) return "baseline";
+  if (json_integer_value(json_object_get(r, "exit_code")) != 0) return "exit code";
+  if (status_is(r, "consistency", "fail")) return "consistency with 1 rank";
+  if (json_object_get(json_object_get(r, "baseline"), "bless") ||
+      (json_object_get(json_object_get(r, "baseline"), "error") && !status_is(r, "baseline", "fail")))
+    return "no baseline (required)";
+  return NULL;
+}
+
 /* Every run that did not pass: its configuration, what failed, and its log. */
 static void write_failures(FILE *f, const json_t *records) {
   size_t i, shown = 0;
   const json_t *r;
   json_array_foreach(records, i, r) {
-    const char *verdict = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
-    const char *base = json_string_value(json_object_get(json_object_get(r, "baseline"), "status"));
-    long code = (long)json_integer_value(json_object_get(r, "exit_code"));
-    bool verify_failed = verdict && !strcmp(verdict, "fail"), base_failed = base && !strcmp(base, "fail");
-    if (!verify_failed && !base_failed && code == 0) continue;
+    const char *failure = failure_of(r);
+    if (!failure) continue;
     if (shown++ == 0)
       fprintf(f, "## Failed runs\n\n| app | variant/backend | ranks | size | setting | rep | what failed | log |\n"
                  "|---|---|---|---|---|---|---|---|\n");
@@ -357,11 +401,12 @@ static void write_failures(FILE *f, const json_t *records) {
     fprintf(f, "| %s | %s/%s | %lld | %s | %s | %lld | %s | %s%s%s |\n", text_or(r, "app"), text_or(r, "variant"),
             text_or(r, "backend"), (long long)json_integer_value(json_object_get(r, "ranks")), text_or(r, "size"),
             setting ? setting : "-", (long long)json_integer_value(json_object_get(r, "repetition")),
-            verify_failed ? "verification" : base_failed ? "baseline" : "exit code", log ? "`" : "", log ? log : "-",
+            failure, log ? "`" : "", log ? log : "-",
             log ? "`" : "");
   }
   if (shown) fprintf(f, "\n");
-  else fprintf(f, "## Failed runs\n\nNone: every run exited 0 and passed its verification and baseline.\n\n");
+  else fprintf(f, "## Failed runs\n\nNone: every run exited 0 and passed its verification, its baseline and its "
+                  "consistency checks.\n\n");
 }
 
 static int write_markdown(const char *path, const report_context *ctx, const json_t *records) {
@@ -372,16 +417,27 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
     group_table_free(&table);
     return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
   }
+  coverage_table coverage;
+  int status = coverage_collect(records, &coverage);
+  if (status != MAPP_OK) {
+    group_table_free(&table);
+    fclose(f);
+    return status;
+  }
   fprintf(f, "# mapp results: %s\n\n", ctx->name);
   if (ctx->description) fprintf(f, "%s\n\n", ctx->description);
+  coverage_write_markdown(f, &coverage);
+  coverage_table_free(&coverage);
+  coverage_write_missing(f, records);
   write_machine(f, records, ctx->refs);
   const char *apps[64];
   size_t napps = plot_apps(&table, apps, 64);
-  int status = MAPP_OK;
   for (size_t i = 0; status == MAPP_OK && i < napps; ++i) {
     status = write_app(f, ctx, &table, records, apps[i]);
     write_artifacts(f, apps[i], records, ctx->dir);
   }
+  /* the trend of each configuration across commits, when a history exists */
+  if (status == MAPP_OK) status = history_report_section(f, ctx->dir, records);
   write_failures(f, records);
   fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
@@ -393,17 +449,17 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
 
 /* Plots are redrawn when results.jsonl may be newer than their index (or a
  * reference is given, which changes the speedup figure). */
-static int ensure_plots(const char *results_file, const char *reference, strv *images) {
+static int ensure_plots(const char *results_file, const char *reference, const selection *select, strv *images) {
   char *index = plot_index_path(results_file);
   if (!index) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   int status = MAPP_OK;
-  if (reference || !path_exists(index) || path_mtime(index) <= path_mtime(results_file)) {
+  if (reference || !selection_empty(select) || !path_exists(index) || path_mtime(index) <= path_mtime(results_file)) {
     strv formats = {0};
     status = strv_push(&formats, "png");
     if (status == MAPP_OK) status = strv_push(&formats, "svg");
     /* the print copy, with the footer saying where the numbers came from */
     if (status == MAPP_OK) status = strv_push(&formats, "pdf");
-    if (status == MAPP_OK) status = plot_results(results_file, reference, &formats, images);
+    if (status == MAPP_OK) status = plot_results(results_file, reference, select, &formats, images);
     strv_free(&formats);
   } else {
     char *text = NULL;
@@ -431,7 +487,7 @@ static int load_spec(const char *dir, sweep_spec *spec, bool *loaded) {
   return status;
 }
 
-static int report(const char *results_arg, const char *reference) {
+static int report(const char *results_arg, const char *reference, const selection *select) {
   char *results_file = results_file_of(results_arg);
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
@@ -443,7 +499,8 @@ static int report(const char *results_arg, const char *reference) {
   json_t *records = NULL;
   int status = name && md && csv ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && json_array_size(records) == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no records", results_file);
-  if (status == MAPP_OK) status = ensure_plots(results_file, reference, &images);
+  if (status == MAPP_OK) status = selection_filter_records(select, records);
+  if (status == MAPP_OK) status = ensure_plots(results_file, reference, select, &images);
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
   if (status == MAPP_OK) status = load_spec(dir, &spec, &have_spec);
@@ -501,8 +558,10 @@ static int combine(const verb_args *args, const char *out, char **combined) {
 
 int verb_report(int argc, char **argv) {
   const char *reference = NULL, *out = NULL;
+  selection select = {0};
   const mapp_option opts[] = {
       PLOT_REFERENCE_OPTION(&reference),
+      SELECTION_OPTIONS(&select),
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .default_text = "the results folder",
        .help = "write the report (of one or several folders combined) into this folder"},
       MAPP_OPTION_END};
@@ -517,8 +576,9 @@ int verb_report(int argc, char **argv) {
                        args.cli.positional_count);
   char *combined = NULL;
   if (status == MAPP_OK && !args.help_shown && out) status = combine(&args, out, &combined);
-  if (status == MAPP_OK && !args.help_shown) status = report(combined ? combined : args.cli.positional[0], reference);
+  if (status == MAPP_OK && !args.help_shown) status = report(combined ? combined : args.cli.positional[0], reference, &select);
   free(combined);
+  selection_free(&select);
   verb_args_free(&args);
   return status;
 }

@@ -9,9 +9,9 @@
 #include "mapp_error.h"
 #include "yamlutil.h"
 
-static const char *const top_keys[] = {"name", "description", "repetitions", "runs", "plots", NULL};
-static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads", "sizes",
-                                       "scaling", "args", "label", "matrix", "gpus", NULL};
+static const char *const top_keys[] = {"name", "description", "repetitions", "check", "runs", "plots", NULL};
+static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads", "sizes", "scaling",
+                                       "args", "label", "matrix", "gpus", "check", "case", NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -126,8 +126,25 @@ static int make_combos(const yaml_map *m, spec_run *run) {
   return MAPP_OK;
 }
 
-static int parse_run(const yaml_map *m, spec_run *run) {
+/* `check:` of the spec or of an entry; *mode keeps its value when absent. */
+static int parse_check(const yaml_map *m, check_mode *mode) {
+  char *text = NULL;
+  MAPP_TRY(yaml_get_string(m, "check", false, &text));
+  int status = MAPP_OK;
+  if (text && check_mode_parse(text, mode) != MAPP_OK) {
+    mapp_error_clear(); /* the message that names the file and line replaces it */
+    status = yaml_error_at(m, "check", "'check' must be required, optional or none, got '%s'", text);
+  }
+  free(text);
+  return status;
+}
+
+static int parse_run(const yaml_map *m, check_mode spec_check, spec_run *run) {
   MAPP_TRY(yaml_check_keys(m, run_keys));
+  run->check = spec_check;
+  MAPP_TRY(parse_check(m, &run->check));
+  MAPP_TRY(yaml_get_string(m, "case", false, &run->case_name));
+  if (run->case_name) MAPP_TRY(check_name(m, "case", run->case_name));
   MAPP_TRY(yaml_get_string(m, "app", true, &run->app));
   MAPP_TRY(yaml_get_strings(m, "variants", false, &run->variants));
   MAPP_TRY(yaml_get_strings(m, "backends", false, &run->backends));
@@ -317,6 +334,8 @@ static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   MAPP_TRY(yaml_get_string(root, "description", false, &spec->description));
   spec->repetitions = 1;
   MAPP_TRY(yaml_get_long(root, "repetitions", false, 1, &spec->repetitions));
+  spec->check = CHECK_OPTIONAL;
+  MAPP_TRY(parse_check(root, &spec->check));
   yaml_map *entries = NULL;
   size_t count = 0;
   int status = yaml_get_map_list(root, "runs", true, &entries, &count);
@@ -324,7 +343,7 @@ static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   if (status == MAPP_OK && !(spec->runs = calloc(count, sizeof *spec->runs)))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK) spec->nruns = count;
-  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_run(&entries[i], &spec->runs[i]);
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_run(&entries[i], spec->check, &spec->runs[i]);
   free(entries);
   if (status == MAPP_OK) status = parse_plots(root, spec);
   return status;
@@ -364,6 +383,7 @@ static void spec_run_free(spec_run *run) {
   free(run->threads);
   free(run->scaling);
   free(run->label);
+  free(run->case_name);
   for (size_t k = 0; run->matrix_values && k < run->matrix_flags.count; ++k) strv_free(&run->matrix_values[k]);
   free(run->matrix_values);
   strv_free(&run->matrix_flags);
@@ -438,9 +458,10 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
                           .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
                           .label = run->label, .params = combo->params, .params_text = combo->text,
-                          .reference = app->reference,
+                          .reference = app->reference, .check = run->check, .baseline_case = run->case_name,
                           .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda")},
-                  .combo = app_combo(app, variants[v], run->backends.items[b])};
+                  .combo = app_combo(app, variants[v], run->backends.items[b]),
+                  .bitwise_ranks = app->bitwise_ranks};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }
   return MAPP_OK;

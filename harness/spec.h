@@ -3,6 +3,8 @@
  *   name: quick                       # results go to <out>/<name>/
  *   description: ...
  *   repetitions: 2                    # default 1
+ *   check: required                   # answers against baselines: required | optional | none
+ *                                     # (default optional; an entry may say its own)
  *   runs:                             # each entry is a product of its lists
  *     - app: heat                     # required
  *       variants: [mpi]               # default: every variant the app lists
@@ -14,6 +16,9 @@
  *       args: ["--steps", "50"]       # extra app flags (optional; "{run}" is the run's path stem)
  *       label: steps50                # optional name of this entry's setting (default: its args)
  *       gpus: 1                       # GPUs per rank a batch job asks for (default 1 on cuda, else 0)
+ *       check: none                   # this entry's own check: (required fails a run with no baseline)
+ *       case: small-steps200          # the baseline case of a custom problem ("-weakN" appended
+ *                                     # under weak scaling on N > 1 ranks, as for presets)
  *       matrix:                       # optional: app flags swept as one more product
  *         --instances: [64, 512]      # every combination is a job; its values are
  *         --iterations: [0, 100]      # recorded as `params` ({instances: 64, ...})
@@ -72,6 +77,8 @@ typedef struct {
   long gpus; /* GPUs per rank; -1: one on the cuda backend, none elsewhere */
   char *scaling;
   char *label; /* optional: names what sets this entry apart (file names, report rows) */
+  check_mode check; /* the entry's check:, else the spec's */
+  char *case_name;  /* optional: the baseline case of a custom problem (case:) */
   strv matrix_flags;      /* "--instances", ... */
   strv *matrix_values;    /* per flag, its values */
   spec_combo *combos;     /* the product of the matrix, at least one */
@@ -81,6 +88,7 @@ typedef struct {
 typedef struct {
   char *name, *description, *origin;
   long repetitions;
+  check_mode check; /* check: the default of the entries (optional when absent) */
   spec_run *runs;
   size_t nruns;
   speedup_refs reference; /* empty: no speedup figure or column */
@@ -98,6 +106,7 @@ void spec_free(sweep_spec *spec);
 typedef struct {
   job job;
   combo_status combo;
+  bool bitwise_ranks; /* the app's answers agree across rank counts (consistency.h) */
 } sweep_job;
 
 typedef struct {

@@ -98,6 +98,7 @@ static int add_record(result_group *g, const json_t *r) {
   const char *verdict = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
   const char *base = json_string_value(json_object_get(json_object_get(r, "baseline"), "status"));
   if (verdict && strcmp(verdict, "fail") == 0) ++g->verify_failed;
+  if (json_is_true(json_object_get(r, "oversubscribed"))) g->oversubscribed = true;
   if (base && baseline_rank(base) > baseline_rank(g->baseline)) g->baseline = base;
   if (json_is_string(json_object_get(fom, "name"))) g->fom_name = json_string_value(json_object_get(fom, "name"));
   bool exited_ok = integer_field(r, "exit_code") == 0;

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dryrun.h"
 #include "execute.h"
 #include "fsutil.h"
 #include "launch.h"
 #include "mapp_error.h"
 #include "proc.h"
 #include "results.h"
+#include "selection.h"
 #include "sweep_setup.h"
 #include "verbs.h"
 
@@ -30,21 +32,6 @@ static const char run_helper[] =
     "  echo \"$rc $(awk -v a=\"$start\" -v b=\"$end\" 'BEGIN { print b - a }')\" >\"$status_file\"\n"
     "}\n";
 
-static long ceil_div(long a, long b) { return (a + b - 1) / b; }
-
-/* Nodes enough for ranks x threads cores and ranks x gpus GPUs. */
-static int node_count(const harness_env *env, const job *j, long *nodes) {
-  *nodes = ceil_div(j->ranks * j->threads, env->cores_per_node);
-  if (j->gpus < 1) return MAPP_OK;
-  if (env->gpus_per_node < 1)
-    return mapp_fail(MAPP_ERR_INPUT, "%s: gpus_per_node is 0, so %s/%s jobs with %ld GPU%s per rank cannot be placed",
-                     env->origin, j->variant, j->backend, j->gpus, j->gpus == 1 ? "" : "s");
-  if (j->gpus > env->gpus_per_node)
-    return mapp_fail(MAPP_ERR_INPUT, "%s: %ld GPUs per rank but %ld per node", env->origin, j->gpus, env->gpus_per_node);
-  long ranks_per_node = env->gpus_per_node / j->gpus, gpu_nodes = ceil_div(j->ranks, ranks_per_node);
-  if (gpu_nodes > *nodes) *nodes = gpu_nodes;
-  return MAPP_OK;
-}
 
 typedef struct {
   const sweep_setup *setup;
@@ -93,7 +80,7 @@ static int push_quoted_directive(strv *lines, const char *name, const char *what
 static int push_directives(strv *lines, const harness_env *env, const job *j, const char *stem,
                            const char *sweep_name, const char *jobs_dir) {
   long nodes;
-  MAPP_TRY(node_count(env, j, &nodes));
+  MAPP_TRY(env_node_count(env, j, &nodes));
   MAPP_TRY(strv_push(lines, "#!/bin/bash"));
   MAPP_TRY(push_quoted_directive(lines, "job-name", "the job name", "mapp-%s-%s", sweep_name, stem));
   if (env->partition) MAPP_TRY(strv_pushf(lines, "#SBATCH --partition=%s", env->partition));
@@ -265,16 +252,18 @@ static int prepare_paths(const sweep_setup *setup, const char *spec_path, const 
   return dry_run ? MAPP_OK : make_dirs(paths->jobs_dir);
 }
 
-static int submit(const char *spec_path, const char *env_path, const char *out, bool dry_run) {
+static int submit(const char *spec_path, const char *env_path, const char *out, bool dry_run, const selection *select) {
   sweep_setup setup;
   MAPP_TRY(sweep_setup_open(spec_path, env_path, &setup));
   sweep_paths paths = {0};
   json_t *entries = json_array();
-  int status = MAPP_OK;
-  if (setup.env.scheduler != SCHEDULER_SLURM)
+  int status = selection_filter_jobs(select, &setup.jobs);
+  if (status == MAPP_OK && setup.env.scheduler != SCHEDULER_SLURM)
     status = mapp_fail(MAPP_ERR_INPUT, "environment %s (%s) has no batch scheduler: use mapp sweep", setup.env.name,
                        setup.env.origin);
   if (status == MAPP_OK) status = prepare_paths(&setup, spec_path, out, dry_run, &paths);
+  /* the table first: jobs, nodes, baselines and core-seconds before 400 scripts */
+  if (status == MAPP_OK && dry_run) status = dry_run_print(&setup, paths.dir, stdout);
   submit_context ctx = {.setup = &setup, .paths = &paths};
   size_t scripts = 0;
   for (size_t i = 0; status == MAPP_OK && i < setup.jobs.count; ++i) {
@@ -296,10 +285,13 @@ static int submit(const char *spec_path, const char *env_path, const char *out, 
 int verb_submit(int argc, char **argv) {
   const char *env_path = NULL, *out = "results";
   bool dry_run = false;
+  selection select = {0};
   const mapp_option opts[] = {
       {.name = "env", .kind = MAPP_OPT_STRING, .dest = &env_path, .help = "environment file with scheduler: slurm"},
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .help = "results root: OUT/<name>/{jobs,runs}"},
-      {.name = "dry-run", .kind = MAPP_OPT_FLAG, .dest = &dry_run, .help = "print the scripts, write and submit nothing"},
+      {.name = "dry-run", .kind = MAPP_OPT_FLAG, .dest = &dry_run,
+       .help = "print the job table (nodes, baselines, core-seconds) and the scripts; write and submit nothing"},
+      SELECTION_OPTIONS(&select),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("submit", "SPEC.yaml",
@@ -308,7 +300,8 @@ int verb_submit(int argc, char **argv) {
                           opts, 1, 1, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown && !env_path)
     status = mapp_fail(MAPP_ERR_INPUT, "mapp submit needs --env (an environment with scheduler: slurm)");
-  if (status == MAPP_OK && !args.help_shown) status = submit(args.cli.positional[0], env_path, out, dry_run);
+  if (status == MAPP_OK && !args.help_shown) status = submit(args.cli.positional[0], env_path, out, dry_run, &select);
+  selection_free(&select);
   verb_args_free(&args);
   return status;
 }
@@ -375,6 +368,8 @@ static int collect_finished(const json_t *entry, const job *j, const job_files *
   int status = job_judge(j, files, launch ? launch : "", proc, &opt, &res);
   if (status == MAPP_OK && scheduler_state)
     json_object_set_new(res.record, "scheduler_state", json_string(scheduler_state));
+  /* The batch script asked for the nodes that hold every rank's cores and GPUs. */
+  if (status == MAPP_OK) json_object_set_new(res.record, "oversubscribed", json_false());
   if (status == MAPP_OK) status = results_append(results_file, res.record);
   if (status == MAPP_OK) {
     ++tally->collected;

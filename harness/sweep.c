@@ -4,10 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consistency.h"
+#include "dryrun.h"
 #include "execute.h"
 #include "fsutil.h"
+#include "history.h"
 #include "mapp_error.h"
 #include "results.h"
+#include "selection.h"
 #include "spec.h"
 #include "sweep_setup.h"
 #include "verbs.h"
@@ -21,6 +25,8 @@ typedef struct {
   const char *results_file, *runs_dir;
   json_t *done; /* keys already in results.jsonl (resume) */
   execute_options opt;
+  bool keep_output;
+  consistency_book book; /* this repetition's 1-rank answers */
 } sweep_context;
 
 static const char *skip_reason(combo_status combo) {
@@ -42,18 +48,56 @@ static void print_failure_hint(const job *j, const job_files *files) {
   free(message);
 }
 
+/* What a run failed to find, and the command that makes it. */
+static void print_missing_baseline(const job_result *res) {
+  const json_t *base = json_object_get(res->record, "baseline");
+  const char *file = json_string_value(json_object_get(base, "file"));
+  const char *bless = json_string_value(json_object_get(base, "bless"));
+  const char *error = json_string_value(json_object_get(base, "error"));
+  if (file) printf(": %s is missing (check: required); make it with: %s", file, bless ? bless : "mapp bless");
+  else if (error) printf(": %s", error);
+}
+
+/* Where the answer differs from the 1-rank one, and by how much. */
+static void print_inconsistency(const job_result *res) {
+  const json_t *c = json_object_get(res->record, "consistency");
+  const char *error = json_string_value(json_object_get(c, "error"));
+  printf(": differs from the 1-rank answer %s", json_string_value(json_object_get(c, "file")));
+  if (error) printf(" (%s)", error);
+  else printf(" (worst abs %.3g, worst ulp %lld)", json_number_value(json_object_get(c, "worst_abs")),
+              (long long)json_integer_value(json_object_get(c, "worst_ulp")));
+}
+
+/* Checks the answer against the repetition's 1-rank one where the app is
+ * rank-invariant, then drops it unless it is kept (a reference, a failure,
+ * --keep-output). The answer is on disk until here: the sweep executes
+ * with keep_output and drops it itself. */
+static int judge_consistency(sweep_context *ctx, const sweep_job *sj, const job_files *files, job_result *res) {
+  bool keep = false;
+  if (consistency_applies(&sj->job, sj->bitwise_ranks))
+    MAPP_TRY(consistency_judge(&ctx->book, &sj->job, files, res, &keep));
+  if (ctx->keep_output) return MAPP_OK;
+  if (keep) json_object_set_new(res->record, "output", json_null()); /* removed when the repetition ends */
+  else job_drop_passed_output(res, files);
+  return MAPP_OK;
+}
+
 /* Runs one job, appends its record and prints how it went. */
-static int sweep_one(const sweep_context *ctx, const job *j, sweep_tally *tally) {
+static int sweep_one(sweep_context *ctx, const sweep_job *sj, sweep_tally *tally) {
+  const job *j = &sj->job;
   job_files files;
   job_result res;
   MAPP_TRY(job_files_make(ctx->runs_dir, j, &files));
   int status = job_execute(ctx->env, j, &files, &ctx->opt, &res);
+  if (status == MAPP_OK) status = judge_consistency(ctx, sj, &files, &res);
   if (status == MAPP_OK) status = results_append(ctx->results_file, res.record);
   if (status == MAPP_OK) {
     char verdict[64];
     job_outcome_text(&res, verdict, sizeof verdict);
     printf("%s %.1f s", verdict, res.elapsed_s);
-    if (res.outcome != OUTCOME_OK) print_failure_hint(j, &files);
+    if (res.outcome == OUTCOME_FAIL_UNCHECKED) print_missing_baseline(&res);
+    else if (res.outcome == OUTCOME_FAIL_CONSISTENCY) print_inconsistency(&res);
+    else if (res.outcome != OUTCOME_OK) print_failure_hint(j, &files);
     printf("\n");
     ++tally->ran;
     tally->failed += res.outcome != OUTCOME_OK;
@@ -63,9 +107,12 @@ static int sweep_one(const sweep_context *ctx, const job *j, sweep_tally *tally)
   return status;
 }
 
-static int sweep_jobs_run(const sweep_context *ctx, const sweep_jobs *jobs, sweep_tally *tally) {
+static int sweep_jobs_run(sweep_context *ctx, const sweep_jobs *jobs, sweep_tally *tally) {
   for (size_t i = 0; i < jobs->count; ++i) {
     const sweep_job *sj = &jobs->items[i];
+    /* A repetition compares only with its own 1-rank answers. */
+    if (i > 0 && sj->job.repetition != jobs->items[i - 1].job.repetition)
+      consistency_book_clear(&ctx->book, ctx->keep_output);
     char *label = job_label(&sj->job), *key = job_key(&sj->job);
     if (!label || !key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     printf("[%zu/%zu] %s ... ", i + 1, jobs->count, label);
@@ -78,7 +125,7 @@ static int sweep_jobs_run(const sweep_context *ctx, const sweep_jobs *jobs, swee
       printf("skip (done)\n");
       ++tally->skipped_done;
     } else {
-      status = sweep_one(ctx, &sj->job, tally);
+      status = sweep_one(ctx, sj, tally);
     }
     fflush(stdout);
     free(label);
@@ -101,22 +148,66 @@ static int check_placement(const sweep_setup *setup) {
   return MAPP_OK;
 }
 
-static int sweep(const char *spec_path, const char *out, const char *env_path, bool resume, bool keep_output) {
+typedef struct {
+  const char *spec_path, *out, *env_path;
+  bool resume, keep_output, dry_run;
+  bool history; /* add the finished sweep to the performance history */
+  selection select;
+} sweep_request;
+
+/* The jobs of the spec a sweep runs: expanded, selected and placeable. */
+static int sweep_open(const sweep_request *req, sweep_setup *setup) {
+  MAPP_TRY(sweep_setup_open(req->spec_path, req->env_path, setup));
+  int status = selection_filter_jobs(&req->select, &setup->jobs);
+  if (status == MAPP_OK) status = check_placement(setup);
+  if (status != MAPP_OK) sweep_setup_close(setup);
+  return status;
+}
+
+/* --dry-run: the job table and its totals; nothing runs, nothing is written. */
+static int sweep_dry_run(const sweep_request *req, const sweep_setup *setup) {
+  sweep_paths paths;
+  MAPP_TRY(sweep_paths_make(&setup->spec, req->out, &paths));
+  int status = dry_run_print(setup, paths.dir, stdout);
+  sweep_paths_free(&paths);
+  return status;
+}
+
+/* --history: the sweep's records join OUT/history.sqlite (MAPP_HISTORY
+ * overrides it), failed runs too (the history's series skip them). */
+static int add_to_history(const char *out, char *results_file) {
+  char *db = history_path_beside(out);
+  int status = db ? history_add_results(db, &results_file, 1) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(db);
+  return status;
+}
+
+static int sweep(const sweep_request *req) {
   sweep_setup setup;
-  MAPP_TRY(sweep_setup_open(spec_path, env_path, &setup));
+  MAPP_TRY(sweep_open(req, &setup));
+  if (req->dry_run) {
+    int status = sweep_dry_run(req, &setup);
+    sweep_setup_close(&setup);
+    return status;
+  }
   sweep_paths paths = {0};
   json_t *done = NULL;
-  int status = check_placement(&setup);
-  if (status == MAPP_OK) status = sweep_paths_prepare(&setup.spec, spec_path, out, resume, "sweep", &paths);
-  if (status == MAPP_OK) status = sweep_done_keys(paths.results_file, resume, &done);
+  int status = sweep_paths_prepare(&setup.spec, req->spec_path, req->out, req->resume, "sweep", &paths);
+  if (status == MAPP_OK) status = sweep_done_keys(paths.results_file, req->resume, &done);
   sweep_tally tally = {0};
   sweep_context ctx = {.env = &setup.env, .results_file = paths.results_file,
                        .runs_dir = paths.runs_dir, .done = done,
-                       .opt = {.sweep = setup.spec.name, .check_baseline = true, .keep_output = keep_output}};
+                       .opt = {.sweep = setup.spec.name, .check_baseline = true, .keep_output = true},
+                       .keep_output = req->keep_output};
   if (status == MAPP_OK) status = sweep_jobs_run(&ctx, &setup.jobs, &tally);
+  consistency_book_clear(&ctx.book, req->keep_output);
   if (status == MAPP_OK) {
     print_summary(&setup.spec, paths.results_file, &tally);
     status = tally.failed ? MAPP_ERR_VERIFY : MAPP_OK;
+  }
+  if (req->history && (status == MAPP_OK || status == MAPP_ERR_VERIFY)) {
+    int added = add_to_history(req->out, paths.results_file);
+    if (added != MAPP_OK) status = added;
   }
   json_decref(done);
   sweep_paths_free(&paths);
@@ -125,16 +216,20 @@ static int sweep(const char *spec_path, const char *out, const char *env_path, b
 }
 
 int verb_sweep(int argc, char **argv) {
-  const char *out = "results", *env_path = NULL;
-  bool resume = false, keep_output = false;
+  sweep_request req = {.out = "results"};
   const mapp_option opts[] = {
-      {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .help = "results root: records go to OUT/<name>/"},
-      {.name = "resume", .kind = MAPP_OPT_FLAG, .dest = &resume,
+      {.name = "out", .kind = MAPP_OPT_STRING, .dest = &req.out, .help = "results root: records go to OUT/<name>/"},
+      {.name = "resume", .kind = MAPP_OPT_FLAG, .dest = &req.resume,
        .help = "skip jobs already in results.jsonl (otherwise an earlier results.jsonl is moved aside)"},
-      {.name = "env", .kind = MAPP_OPT_STRING, .dest = &env_path, .help = "environment file",
+      {.name = "env", .kind = MAPP_OPT_STRING, .dest = &req.env_path, .help = "environment file",
        .default_text = "envs/local.yaml"},
-      {.name = "keep-output", .kind = MAPP_OPT_FLAG, .dest = &keep_output,
+      {.name = "keep-output", .kind = MAPP_OPT_FLAG, .dest = &req.keep_output,
        .help = "keep the HDF5 answers of passing runs (failed runs always keep theirs)"},
+      {.name = "dry-run", .kind = MAPP_OPT_FLAG, .dest = &req.dry_run,
+       .help = "print the jobs (nodes, baselines, estimated core-seconds) and totals; run and write nothing"},
+      {.name = "history", .kind = MAPP_OPT_FLAG, .dest = &req.history,
+       .help = "add the sweep's records to the history OUT/history.sqlite ($MAPP_HISTORY; see mapp history)"},
+      SELECTION_OPTIONS(&req.select),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("sweep", "SPEC.yaml",
@@ -142,7 +237,11 @@ int verb_sweep(int argc, char **argv) {
                           "repetitions), appending one record per run to OUT/<name>/results.jsonl.\n"
                           "Exit 1 when any run failed (all runs are still attempted).",
                           opts, 1, 1, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = sweep(args.cli.positional[0], out, env_path, resume, keep_output);
+  if (status == MAPP_OK && !args.help_shown) {
+    req.spec_path = args.cli.positional[0];
+    status = sweep(&req);
+  }
+  selection_free(&req.select);
   verb_args_free(&args);
   return status;
 }

@@ -20,6 +20,8 @@ int verb_report(int argc, char **argv);
 int verb_submit(int argc, char **argv);
 int verb_collect(int argc, char **argv);
 int verb_compare(int argc, char **argv);
+int verb_history(int argc, char **argv);
+int verb_bisect(int argc, char **argv);
 
 /* A verb's command line, split where the app's own flags begin. */
 typedef struct {

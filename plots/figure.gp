@@ -12,4 +12,5 @@ set format x '%g'
 set title '@TITLE@'
 set xlabel '@XLABEL@'
 set ylabel '@YLABEL@'
-plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)
+@HOLLOW_NOTE@
+plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)@HOLLOW@

@@ -7,4 +7,5 @@ set title '@TITLE@'
 set ylabel '@FOM@'
 set yrange [0:*]
 set format y '%.1s%c'
-plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)
+@HOLLOW_NOTE@
+plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)@HOLLOW@

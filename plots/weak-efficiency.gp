@@ -6,5 +6,6 @@ set title '@TITLE@'
 set ylabel 'weak-scaling efficiency  fom(n) / (n · fom(1))'
 set yrange [0:@YMAX@]
 set format y '%.2f'
+@HOLLOW_NOTE@
 plot 1.0 with lines ls 100 title 'ideal', \
-     for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)
+     for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)@HOLLOW@

@@ -241,7 +241,8 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
   int verdict = MAPP_OK;
   if (status == MAPP_OK && !help) {
     if (run->common.list) {
-      if (run->mpi.rank == 0) mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, stdout);
+      if (run->mpi.rank == 0)
+        mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks, stdout);
     } else {
       status = run_app(app, run, prog, &verdict);
     }

@@ -97,6 +97,10 @@ typedef struct mapp_app {
   /* Every variant x CPU backend gives the same answer bit for bit (the
    * generic tests compare them); false where the operation order differs. */
   bool bitwise_variants;
+  /* The answer of one global problem is the same bit for bit on any rank
+   * count (strong scaling), so a sweep checks its n-rank answers against
+   * its own 1-rank one. */
+  bool bitwise_ranks;
   const char *fom_name; /* "cell-updates/s" */
   int (*setup)(mapp_run *run, void **state);
   int (*compute)(mapp_run *run, void *state);

@@ -104,6 +104,7 @@ const mapp_app crm_app_hooks = {
     .variants = crm_variants,
     .default_variant = "batched", /* percrm is first: the "before" speedup is measured against */
     .bitwise_variants = true,
+    .bitwise_ranks = true,
     .fom_name = "crm-column-steps/s",
     .compute = crm_compute,
     .verify = crm_verify,

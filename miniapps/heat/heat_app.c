@@ -121,6 +121,7 @@ const mapp_app heat_app_hooks = {
     .name = "heat",
     .variants = heat_variants,
     .bitwise_variants = true,
+    .bitwise_ranks = true,
     .fom_name = "cell-updates/s",
     .compute = heat_compute,
     .verify = heat_verify,

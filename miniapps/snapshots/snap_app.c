@@ -480,6 +480,7 @@ const mapp_app snap_app_hooks = {
     .variants = snap_variants,
     .default_variant = "stream",
     .bitwise_variants = true,
+    .bitwise_ranks = true,
     .fom_name = "point-updates/s",
     .compute = snap_compute,
     .verify = snap_verify,

@@ -108,6 +108,7 @@ static const mapp_app app = {
     .options = options,
     .presets = MAPP_PRESETS(stencil_presets),
     .bitwise_variants = true,
+    .bitwise_ranks = true,
     .fom_name = "cell-updates/s",
     .setup = setup,
     .compute = stencil_hook_compute,

@@ -1,0 +1,43 @@
+/* Rank invariance as a check that needs no stored file. An app whose
+ * --list declares "bitwise_ranks" gives the same answer bit for bit for one
+ * global problem on any rank count; a sweep therefore compares each n-rank
+ * answer of a strong-scaling job with the 1-rank answer of the same
+ * configuration (variant, backend, threads, size, setting) and repetition
+ * that ran before it, and records the verdict as "consistency":
+ *   {"status": "reference"}                  the 1-rank run whose answer is kept
+ *   {"status": "pass"|"fail", "file": REF, "worst_abs": ..., "fields": [...]}
+ *   {"status": "unavailable", "reason": ...}  no 1-rank answer to compare with
+ * Weak-scaling jobs solve a different global problem on each rank count,
+ * so they take no part (no "consistency" in their record). */
+#ifndef HARNESS_CONSISTENCY_H
+#define HARNESS_CONSISTENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "execute.h"
+#include "job.h"
+
+typedef struct {
+  char *key;    /* the configuration without its rank count */
+  char *answer; /* the 1-rank answer file */
+} consistency_ref;
+
+typedef struct {
+  consistency_ref *items;
+  size_t count, capacity;
+} consistency_book;
+
+/* Whether j's answer takes part: a strong-scaling job of a rank-invariant app. */
+bool consistency_applies(const job *j, bool bitwise_ranks);
+/* After j ran with its answer at files->output (still on disk): a passing
+ * 1-rank run becomes its configuration's reference (*keep: its answer must
+ * stay until consistency_book_clear); an n-rank run that answered is
+ * compared with the reference, and a difference turns res->outcome into
+ * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
+int consistency_judge(consistency_book *book, const job *j, const job_files *files, job_result *res, bool *keep);
+/* Forgets the references, removing their answer files unless keep_files
+ * (a sweep's --keep-output): at the end of each repetition and of the sweep. */
+void consistency_book_clear(consistency_book *book, bool keep_files);
+
+#endif
