@@ -18,12 +18,13 @@
 #define MPICH_SKIP_MPICXX 1
 extern "C" {
 #include "crm.h"
+#include "crm_cuda_plan.h"
 #include "crm_kernel.h"
 }
 
 namespace {
 
-constexpr int kBlock = 256;
+constexpr int kBlock = CRM_CUDA_BLOCK;
 
 struct crm_cuda {
   bool sync;
@@ -83,12 +84,10 @@ __global__ void k_level_means(crm_view v, long c0, long nc) {
 // columns in column order. A thread per row walking it made every warp load
 // touch 32 rows at once: k_forcing took 3.64 ms and k_means 1.27 ms of a
 // 29.7 ms step at 4096 CRMs, at 1.8 % of SM throughput (issue 9, Nsight
-// Compute). Here a block stages up to kStageRows rows with consecutive
+// Compute). Here a block stages up to CRM_CUDA_STAGE_ROWS rows (crm_cuda_plan_rows) with consecutive
 // threads on consecutive columns (coalesced), one thread per row reduces its
 // staged copy with the shared bodies in the same order (so the answer is
 // the one-thread-per-row kernels'), and updates run column-parallel.
-constexpr int kStageRows = 16;
-constexpr size_t kStageBytes = 48 * 1024; // the default dynamic shared memory limit
 
 // The block's rows [r0, r0 + n) of a launch over nc instances x nz levels;
 // a staged row is nx + 1 doubles long (the pad breaks bank conflicts
@@ -293,7 +292,7 @@ int launch_blocks(const crm_state *s, void (*kernel)(Kargs...), long blocks, siz
 
 template <typename... Kargs, typename... Args>
 int launch(const crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
-  return launch_blocks(s, kernel, (threads + kBlock - 1) / kBlock, 0, args...);
+  return launch_blocks(s, kernel, crm_cuda_blocks(threads), 0, args...);
 }
 
 // One device scalar reduced by `kernel`, back on the host (a sync point).
@@ -312,19 +311,6 @@ int reduce(crm_state *s, void (*kernel)(Kargs...), long threads, unsigned long l
 
 long points(crm_range r, long rows, long cols) { return r.count * rows * cols; }
 
-// Shared bytes one staged row takes: `fields` copies of it (nx + 1
-// doubles each) plus `extra` bytes.
-size_t staged_row_bytes(const crm_state *s, int fields, size_t extra) {
-  return (size_t)fields * (size_t)(s->g.nx + 1) * sizeof(double) + extra;
-}
-
-// Rows a block of a staged kernel holds within the default shared memory;
-// 0 when not one row fits (the caller falls back to a thread per row).
-int rows_per_block(const crm_state *s, int fields, size_t extra) {
-  size_t rows = kStageBytes / staged_row_bytes(s, fields, extra);
-  return rows < (size_t)kStageRows ? (int)rows : kStageRows;
-}
-
 // The range's (instance, level) rows by a staged kernel, as many rows a
 // block as its shared memory holds (each `fields` staged copies plus
 // `extra` bytes), or by the thread-per-row fallback when not one fits.
@@ -332,11 +318,10 @@ template <typename... Sargs, typename... Fargs>
 int launch_rows(const crm_state *s, crm_range r, void (*staged)(Sargs...), void (*fallback)(Fargs...), int fields,
                 size_t extra) {
   const crm_view &v = cuda_of(s)->dev;
-  int per_block = rows_per_block(s, fields, extra);
-  if (per_block == 0) return launch(s, fallback, points(r, s->g.nz, 1), v, r.first, r.count);
   long rows = points(r, s->g.nz, 1);
-  return launch_blocks(s, staged, (rows + per_block - 1) / per_block,
-                       (size_t)per_block * staged_row_bytes(s, fields, extra), v, r.first, r.count, per_block);
+  crm_cuda_rows_launch plan = crm_cuda_plan_rows(s->g.nx, rows, fields, extra);
+  if (plan.rows_per_block == 0) return launch(s, fallback, rows, v, r.first, r.count);
+  return launch_blocks(s, staged, plan.blocks, plan.shared_bytes, v, r.first, r.count, plan.rows_per_block);
 }
 
 int op_forcing(crm_state *s, crm_range r) {

@@ -23,6 +23,16 @@
  *                            io_uring, an untimed pass per method), the
  *                            gradient's max error against memory
  *
+ *   forward/cuda/nosave, forward/cuda/device
+ *                            the CUDA forward alone, and saving every step
+ *                            into the device tier (goal <= 1.1x nosave)
+ *   gradient/cuda/memory/none, gradient/cuda/stream/disk-host-device
+ *                            forward + adjoint on CUDA: every snapshot in
+ *                            host memory, and half on the device, a quarter
+ *                            in host memory, the earliest quarter on disk
+ *                            (goal <= 1.15x none); registered only where a
+ *                            device is present
+ *
  *   stream/triad, machine/core_round_trip
  *                            the machine's bandwidth and core-to-core
  *                            round trip, measured in the same run
@@ -48,7 +58,7 @@
 #include "snapshots.h"
 
 static snap_problem problem;
-static snap_engine *engine;
+static snap_engine *engine, *cuda_engine; /* cuda_engine: where a device is */
 static double *m0, *observed, *reference, *grad, *rec, *ufinal;
 static const char *disk_dir;
 static double disk_write_Bps, disk_read_Bps;
@@ -199,19 +209,26 @@ static void measure_disk(void) {
 
 /* ---- forward without and with saving ---- */
 
+typedef struct {
+  snap_engine **engine;
+  bool save;
+  snap_store_config store; /* with save */
+} forward_case;
+
 static void bm_forward(mapp_bench_state *st, void *arg) {
+  const forward_case *fc = arg;
+  snap_engine *e = *fc->engine;
   snap_store *store = NULL;
-  if (arg) {
-    snap_store_config cfg = {.layers = 0};
-    if (snap_store_create(&store, &cfg, &problem.grid, &problem.cfg, problem.cfg.nt)) {
-      mapp_bench_skip_with_error(st, mapp_error_message());
-      return;
-    }
+  if (fc->save && snap_store_create(&store, &fc->store, &problem.grid, &problem.cfg, problem.cfg.nt)) {
+    mapp_bench_skip_with_error(st, mapp_error_message());
+    return;
   }
-  snap_engine_set_model(engine, m0);
+  snap_engine_set_model(e, m0);
   snap_source src = {.wavelet = problem.wavelet};
-  while (mapp_bench_keep_running(st))
-    if (snap_forward(engine, &src, rec, NULL, store)) mapp_bench_skip_with_error(st, mapp_error_message());
+  while (mapp_bench_keep_running(st)) {
+    if (store && fc->store.layers) snap_store_reset(store); /* the in-memory array is simply overwritten */
+    if (snap_forward(e, &src, rec, NULL, store)) mapp_bench_skip_with_error(st, mapp_error_message());
+  }
   mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * problem.cfg.nt * problem.grid.interior);
   snap_store_destroy(store);
 }
@@ -221,6 +238,7 @@ static void bm_forward(mapp_bench_state *st, void *arg) {
 typedef struct {
   char name[96];
   snap_strategy st;
+  snap_engine **engine;
 } gradient_case;
 
 static void bm_gradient(mapp_bench_state *st, void *arg) {
@@ -235,7 +253,7 @@ static void bm_gradient(mapp_bench_state *st, void *arg) {
   double stall_fw = 0, stall_bw = 0, disk_bytes = 0, io_s = 0, fw_s = 0, bw_s = 0;
   while (mapp_bench_keep_running(st)) {
     if (store) snap_store_reset(store);
-    if (snap_gradient(engine, &c->st, store, m0, observed, grad, rec, ufinal, &res)) {
+    if (snap_gradient(*c->engine, &c->st, store, m0, observed, grad, rec, ufinal, &res)) {
       mapp_bench_skip_with_error(st, mapp_error_message());
       break;
     }
@@ -275,12 +293,43 @@ static gradient_case *add_case(const char *variant, snap_mode mode, unsigned lay
   gradient_case *c = &cases[ncases++];
   snprintf(c->name, sizeof c->name, "gradient/%s/%s", variant, label);
   c->st.mode = mode;
+  c->engine = &engine;
   c->st.checkpoints = 20;
   c->st.store = (snap_store_config){.layers = layers, .budget = {0, host_budget, (size_t)1 << 40}, .compression = comp,
                                     .zstd_level = 1, .zfp_tolerance = zfp_tol, .io_threads = 1, .prefetch_depth = 4,
                                     .disk_dir = disk_dir, .direct_io = true, .in_place = true,
                                     .prog = "mapp-snapshots-bench"};
   return c;
+}
+
+/* The CUDA rows: the forward alone and into the device tier, and the
+ * gradient with every snapshot in host memory against the three layers.
+ * Registered only where a device is present (a row that cannot run would
+ * fail the bench), as crm's GPU rows are. */
+static forward_case cuda_forwards[2];
+
+static int register_cuda(const mapp_bench_options *opt) {
+  if (!mapp_backend_built(MAPP_BACKEND_CUDA) || mapp_cuda_device_count() == 0 || !snap_cuda_ops()) return MAPP_OK;
+  MAPP_TRY(snap_engine_create(&cuda_engine, &problem, snap_cuda_ops()));
+  size_t all = (size_t)problem.grid.interior * 8 * (size_t)problem.cfg.nt;
+  size_t device_all = snap_layer_block_bytes(SNAP_LAYER_DEVICE, (size_t)problem.grid.interior * 8) * problem.cfg.nt;
+  cuda_forwards[0] = (forward_case){.engine = &cuda_engine};
+  cuda_forwards[1] = (forward_case){.engine = &cuda_engine, .save = true,
+                                    .store = {.layers = 1u << SNAP_LAYER_DEVICE, .budget = {device_all, 0, 0},
+                                              .io_threads = 1, .prefetch_depth = 4, .disk_dir = disk_dir,
+                                              .prog = "mapp-snapshots-bench", .device = snap_cuda_device_ops()}};
+  MAPP_TRY(mapp_bench_register("forward/cuda/nosave", bm_forward, &cuda_forwards[0], opt));
+  MAPP_TRY(mapp_bench_register("forward/cuda/device", bm_forward, &cuda_forwards[1], opt));
+  gradient_case *none = add_case("cuda/memory", SNAP_MODE_MEMORY, 0, 0, SNAP_COMP_NONE, 0, "none");
+  gradient_case *tiers = add_case("cuda/stream", SNAP_MODE_STREAM, 7u, all / 4, SNAP_COMP_NONE, 0, "disk-host-device");
+  tiers->st.store.budget[SNAP_LAYER_DEVICE] = device_all / 2;
+  tiers->st.store.device = snap_cuda_device_ops();
+  for (gradient_case *c = none; c <= tiers; c++) {
+    c->engine = &cuda_engine;
+    c->st.store.in_place = false; /* the device's copies land in page-locked staging buffers */
+    MAPP_TRY(mapp_bench_register(c->name, bm_gradient, c, opt));
+  }
+  return MAPP_OK;
 }
 
 static int setup(void) {
@@ -349,9 +398,11 @@ int main(int argc, char **argv) {
   if (!status) status = mapp_bench_register("disk/uring-read", bm_disk, (void *)2, &opt);
   if (!status) status = mapp_bench_register("disk/uring-deep-write", bm_disk, (void *)7, &opt);
   if (!status) status = mapp_bench_register("disk/uring-deep-read", bm_disk, (void *)6, &opt);
-  if (!status) status = mapp_bench_register("forward/nosave", bm_forward, NULL, &opt);
-  if (!status) status = mapp_bench_register("forward/memory", bm_forward, (void *)1, &opt);
+  static forward_case cpu_forwards[2] = {{.engine = &engine}, {.engine = &engine, .save = true, .store = {.layers = 0}}};
+  if (!status) status = mapp_bench_register("forward/nosave", bm_forward, &cpu_forwards[0], &opt);
+  if (!status) status = mapp_bench_register("forward/memory", bm_forward, &cpu_forwards[1], &opt);
   for (int c = 0; !status && c < ncases; c++) status = mapp_bench_register(cases[c].name, bm_gradient, &cases[c], &opt);
+  if (!status) status = register_cuda(&opt);
   if (!status) measure_disk();
   if (!status) status = mapp_bench_main(argc, argv);
   status = mapp_report_error("mapp-snapshots-bench", status);

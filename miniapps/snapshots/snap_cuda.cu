@@ -8,7 +8,14 @@
  * stream, where the adjoint's imaging reads it in place. The event
  * `produced` orders a host-bound copy after its pack; the host waits for
  * the previous copy before packing the next snapshot into the buffer.
- * Halo planes along x are staged through pinned host buffers for MPI.
+ * In the adjoint a host snapshot goes in the other way on the copy stream,
+ * through page-locked staging slots (snap_cuda_plan.h's ring), while the
+ * step before its imaging still runs; events order the imaging after the
+ * copy and a slot's next copy after that imaging, so the host never waits
+ * for the device in a step. Injection values are staged the same way but
+ * copied on the compute stream: they are small, and on the copy stream
+ * they would queue behind the forward's snapshot copies. Halo planes along
+ * x are staged through pinned host buffers for MPI.
  *
  * Without a GPU the driver refuses --backend cuda before any of this runs
  * (mapp_select_backend: no device is an input error). */
@@ -22,6 +29,7 @@
 
 extern "C" {
 #include "mapp_halo_nd.h"
+#include "snap_cuda_plan.h"
 #include "snapshots.h"
 }
 
@@ -29,6 +37,19 @@ namespace {
 
 struct weights {
   double w[SNAP_MAX_RADIUS + 1];
+};
+
+constexpr int kSlots = SNAP_CUDA_STAGING_SLOTS;
+
+/* Host-to-device staging: per slot a page-locked host buffer the host fills
+ * and a device buffer the copy lands in; `copied` is recorded after a
+ * slot's copy, `read` after the kernel that read its device buffer. */
+template <typename T> struct staging_slots {
+  T *host[kSlots] = {};
+  T *device[kSlots] = {};
+  size_t count = 0; /* elements per slot */
+  cudaEvent_t copied[kSlots] = {}, read[kSlots] = {};
+  snap_staging_ring ring = {kSlots, 0};
 };
 
 struct device_state {
@@ -43,6 +64,9 @@ struct device_state {
   size_t halo_count = 0;
   const void *registered[64];      /* store buffers page-locked so far */
   int nregistered = 0;
+  staging_slots<double> image;     /* adjoint: snapshots in */
+  staging_slots<long> inject_idx;  /* injection points and values in */
+  staging_slots<double> inject_vals;
 };
 device_state dev;
 
@@ -122,19 +146,72 @@ __global__ void pack_kernel(dims d, const double *field, double *out) {
   }
 }
 
+/* Grid-stride like the others: an interior-sized injection may need more
+ * threads than the grid's capped block count holds. */
 __global__ void inject_kernel(const double *inv_a, double *field, const long *idx, const double *vals, long n) {
-  long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (r < n && idx[r] >= 0) field[idx[r]] += vals[r] * inv_a[idx[r]];
+  for (long r = blockIdx.x * (long)blockDim.x + threadIdx.x; r < n; r += (long)gridDim.x * blockDim.x)
+    if (idx[r] >= 0) field[idx[r]] += vals[r] * inv_a[idx[r]];
 }
 
 __global__ void sample_kernel(const double *field, const long *idx, double *out, long n) {
-  long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (r < n) out[r] = idx[r] >= 0 ? field[idx[r]] : 0.0;
+  for (long r = blockIdx.x * (long)blockDim.x + threadIdx.x; r < n; r += (long)gridDim.x * blockDim.x)
+    out[r] = idx[r] >= 0 ? field[idx[r]] : 0.0;
 }
 
-unsigned blocks_for(long n) {
-  long b = (n + 255) / 256;
-  return (unsigned)(b < 65535 ? (b > 0 ? b : 1) : 65535);
+unsigned blocks_for(long n) { return snap_cuda_blocks(n); }
+constexpr int kThreads = SNAP_CUDA_THREADS;
+
+/* The slots' buffers hold `count` elements (grown, after the device has
+ * finished with the old ones); the events are made once. */
+template <typename T> int ensure_slots(staging_slots<T> &st, size_t count, const char *what) {
+  if (!st.copied[0])
+    for (int s = 0; s < kSlots; s++) {
+      MAPP_TRY(check(cudaEventCreateWithFlags(&st.copied[s], cudaEventDisableTiming), "creating a staging event"));
+      MAPP_TRY(check(cudaEventCreateWithFlags(&st.read[s], cudaEventDisableTiming), "creating a staging event"));
+    }
+  if (count <= st.count) return MAPP_OK;
+  MAPP_TRY(check(cudaDeviceSynchronize(), "finishing the work on the old staging slots"));
+  for (int s = 0; s < kSlots; s++) {
+    cudaFreeHost(st.host[s]), cudaFree(st.device[s]);
+    st.host[s] = nullptr, st.device[s] = nullptr;
+  }
+  st.count = 0;
+  for (int s = 0; s < kSlots; s++) {
+    MAPP_TRY(check(cudaMallocHost(&st.host[s], sizeof(T) * count), what));
+    MAPP_TRY(check(cudaMalloc(&st.device[s], sizeof(T) * count), what));
+  }
+  st.count = count;
+  return MAPP_OK;
+}
+
+/* The next slot of st, free for the host to fill: its previous copy has
+ * left the host buffer, and the stream `by` that copies into it will not
+ * overwrite the device buffer before the kernel that read it has run. */
+template <typename T> int take_slot(staging_slots<T> &st, cudaStream_t by, int *slot) {
+  snap_staging_use use = snap_staging_take(&st.ring);
+  *slot = use.slot;
+  if (!use.reuse) return MAPP_OK;
+  MAPP_TRY(check(cudaEventSynchronize(st.copied[use.slot]), "an earlier copy from a staging slot"));
+  return check(cudaStreamWaitEvent(by, st.read[use.slot], 0), "ordering a copy after its slot's reader");
+}
+
+/* count elements of `from` to the slot's device buffer on stream `by`,
+ * then the compute stream's next kernels after that copy. `from` is the
+ * slot's host buffer, or a page-locked buffer of the caller. */
+template <typename T> int copy_in(staging_slots<T> &st, cudaStream_t by, int slot, const T *from, size_t count) {
+  MAPP_TRY(check(cudaMemcpyAsync(st.device[slot], from, sizeof(T) * count, cudaMemcpyHostToDevice, by),
+                 "copying to the device"));
+  MAPP_TRY(check(cudaEventRecord(st.copied[slot], by), "recording a staging copy"));
+  return check(cudaStreamWaitEvent(dev.compute, st.copied[slot], 0), "ordering a kernel after its copy");
+}
+
+bool page_locked(const void *p) {
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: a pageable pointer is an answer, not a failure */
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
 }
 
 int cuda_alloc(const snap_grid *g, double **field) {
@@ -169,22 +246,40 @@ void cuda_free_coeffs(snap_coeffs *k) {
 void cuda_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
   weights w;
   memcpy(w.w, g->w, sizeof w.w);
-  step_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), g->radius, w, k->c, k->b, k->inv_a, next,
+  step_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), g->radius, w, k->c, k->b, k->inv_a, next,
                                                                 cur, prev);
 }
 
+/* The caller's arrays may change after return, so they are copied into a
+ * staging slot first; the host then goes on without waiting for the
+ * device (the op has no status: a failure here shows as a wrong answer,
+ * and the device's errors at the next synchronisation). */
+int inject_async(const snap_coeffs *k, double *field, const long *idx, const double *values, long n) {
+  int at, vat; /* the two rings move in step: vat == at */
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(ensure_slots(dev.inject_idx, (size_t)n, "allocating injection staging"));
+  MAPP_TRY(ensure_slots(dev.inject_vals, (size_t)n, "allocating injection staging"));
+  MAPP_TRY(take_slot(dev.inject_idx, dev.compute, &at));
+  MAPP_TRY(take_slot(dev.inject_vals, dev.compute, &vat));
+  memcpy(dev.inject_idx.host[at], idx, sizeof(long) * n);
+  memcpy(dev.inject_vals.host[vat], values, sizeof(double) * n);
+  MAPP_TRY(copy_in(dev.inject_idx, dev.compute, at, dev.inject_idx.host[at], (size_t)n));
+  MAPP_TRY(copy_in(dev.inject_vals, dev.compute, vat, dev.inject_vals.host[vat], (size_t)n));
+  inject_kernel<<<blocks_for(n), kThreads, 0, dev.compute>>>(k->inv_a, field, dev.inject_idx.device[at],
+                                                             dev.inject_vals.device[vat], n);
+  MAPP_TRY(check(cudaGetLastError(), "launching an injection"));
+  MAPP_TRY(check(cudaEventRecord(dev.inject_idx.read[at], dev.compute), "recording an injection"));
+  return check(cudaEventRecord(dev.inject_vals.read[vat], dev.compute), "recording an injection");
+}
+
 void cuda_inject(const snap_coeffs *k, double *field, const long *idx, const double *values, long n) {
-  if (n <= 0 || ensure_scratch(n)) return;
-  cudaMemcpyAsync(dev.idx, idx, sizeof(long) * n, cudaMemcpyHostToDevice, dev.compute);
-  cudaMemcpyAsync(dev.vals, values, sizeof(double) * n, cudaMemcpyHostToDevice, dev.compute);
-  inject_kernel<<<blocks_for(n), 256, 0, dev.compute>>>(k->inv_a, field, dev.idx, dev.vals, n);
-  cudaStreamSynchronize(dev.compute); /* the host arrays may change after return */
+  if (n > 0) (void)inject_async(k, field, idx, values, n);
 }
 
 void cuda_sample(const double *field, const long *idx, double *out, long n) {
   if (n <= 0 || ensure_scratch(n)) return;
   cudaMemcpyAsync(dev.idx, idx, sizeof(long) * n, cudaMemcpyHostToDevice, dev.compute);
-  sample_kernel<<<blocks_for(n), 256, 0, dev.compute>>>(field, dev.idx, dev.vals, n);
+  sample_kernel<<<blocks_for(n), kThreads, 0, dev.compute>>>(field, dev.idx, dev.vals, n);
   cudaMemcpyAsync(out, dev.vals, sizeof(double) * n, cudaMemcpyDeviceToHost, dev.compute);
   cudaStreamSynchronize(dev.compute);
 }
@@ -229,7 +324,7 @@ int cuda_snapshot_out(const snap_grid *g, const double *field, double *host) {
   MAPP_TRY(ensure_pinned(host, bytes));
   /* Pack after the step that produced the field; copy on the copy stream. */
   MAPP_TRY(check(cudaStreamSynchronize(dev.copy), "the previous snapshot copy"));
-  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, dev.pack);
+  pack_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), field, dev.pack);
   MAPP_TRY(check(cudaGetLastError(), "launching the snapshot pack"));
   MAPP_TRY(check(cudaEventRecord(dev.produced, dev.compute), "recording a snapshot event"));
   MAPP_TRY(check(cudaStreamWaitEvent(dev.copy, dev.produced, 0), "ordering the snapshot copy"));
@@ -238,14 +333,27 @@ int cuda_snapshot_out(const snap_grid *g, const double *field, double *host) {
 
 int cuda_snapshot_wait(void) { return check(cudaStreamSynchronize(dev.copy), "waiting for a snapshot copy"); }
 
+/* The host snapshot to a device slot on the copy stream while the step
+ * before this imaging still runs, then the imaging after that copy. The
+ * store takes the snapshot's buffer back on return: a page-locked one (a
+ * registered staging buffer) is copied from where it is and waited for
+ * here; any other is first copied into the slot's page-locked buffer, and
+ * the host goes on at once. */
 int cuda_image(const snap_grid *g, double *grad, const double *snapshot, const double *next, const double *cur,
                const double *prev, double *abs_d2) {
-  size_t bytes = sizeof(double) * g->interior;
-  MAPP_TRY(ensure_pack(bytes));
-  MAPP_TRY(check(cudaMemcpyAsync(dev.pack, snapshot, bytes, cudaMemcpyHostToDevice, dev.compute), "copying a snapshot in"));
-  image_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), grad, dev.pack, next, cur, prev, abs_d2);
-  /* The snapshot's host buffer is released (reused) after this returns. */
-  return check(cudaStreamSynchronize(dev.compute), "the imaging condition");
+  size_t count = (size_t)g->interior;
+  int slot;
+  MAPP_TRY(ensure_streams());
+  MAPP_TRY(ensure_slots(dev.image, count, "allocating snapshot staging"));
+  MAPP_TRY(take_slot(dev.image, dev.copy, &slot));
+  bool in_place = page_locked(snapshot);
+  if (!in_place) memcpy(dev.image.host[slot], snapshot, sizeof(double) * count);
+  MAPP_TRY(copy_in(dev.image, dev.copy, slot, in_place ? snapshot : dev.image.host[slot], count));
+  image_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), grad, dev.image.device[slot], next,
+                                                                     cur, prev, abs_d2);
+  MAPP_TRY(check(cudaGetLastError(), "launching the imaging condition"));
+  MAPP_TRY(check(cudaEventRecord(dev.image.read[slot], dev.compute), "recording an imaging"));
+  return in_place ? check(cudaEventSynchronize(dev.image.copied[slot]), "copying a snapshot in") : MAPP_OK;
 }
 
 int cuda_to_host(const snap_grid *g, const double *field, double *host_padded) {
@@ -265,7 +373,7 @@ int cuda_from_host(const snap_grid *g, const double *host_padded, double *field)
  * `produced` event), so nothing here needs to wait. */
 int cuda_image_in_place(const snap_grid *g, double *grad, const double *snapshot, const double *next,
                         const double *cur, const double *prev, double *abs_d2) {
-  image_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), grad, snapshot, next, cur, prev, abs_d2);
+  image_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), grad, snapshot, next, cur, prev, abs_d2);
   return check(cudaGetLastError(), "launching the imaging condition on a device snapshot");
 }
 
@@ -317,7 +425,7 @@ void device_pool_free(void *pool) {
  * the same stream, so stream order is all the ordering it needs. */
 int device_put(const snap_grid *g, const double *field, double *slot) {
   MAPP_TRY(ensure_streams());
-  pack_kernel<<<blocks_for(g->interior), 256, 0, dev.compute>>>(dims_of(g), field, slot);
+  pack_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), field, slot);
   return check(cudaGetLastError(), "packing a snapshot into the device pool");
 }
 

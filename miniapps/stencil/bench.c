@@ -11,7 +11,12 @@
  * overhead (a 3 x 3 domain, where the work is small, and a generated step
  * with no stencil: the call through the loaded symbol alone), the cold
  * build of one class, and the warm start of `run` (key check, dlopen,
- * symbols). */
+ * symbols).
+ *
+ * Where a GPU is present: build-and-run on cuda at 48 and 1024, with
+ * copy_fraction = the step's traffic moved at the measured speed over a
+ * device-to-device copy measured in this run (eager has no CUDA mode: its
+ * rows above are the reference). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,9 @@
 #include "stencil.h"
 
 static char cache_dir[512];
+/* The device-to-device copy bandwidth (read plus write) measured once in
+ * this run where a GPU is present: the CUDA rows' traffic floor. */
+static double copy_bandwidth;
 
 typedef struct {
   long n;
@@ -60,7 +68,11 @@ static void bm_step(mapp_bench_state *st, void *arg) {
   } else {
     long calls = s->program.ncalls;
     mapp_bench_set_items_processed(st, mapp_bench_iterations(st) * bc->n * bc->n);
-    mapp_bench_set_triad_fraction(st, traffic(s));
+    if (bc->backend == MAPP_BACKEND_CUDA)
+      mapp_bench_set_counter(st, "copy_fraction", traffic(s) * (double)mapp_bench_iterations(st) / copy_bandwidth,
+                             MAPP_BENCH_COUNTER_RATE);
+    else
+      mapp_bench_set_triad_fraction(st, traffic(s));
     mapp_bench_set_counter(st, "traffic_MB", traffic(s) / 1e6, MAPP_BENCH_COUNTER_DEFAULT);
     /* per stencil call (eager) or per step (orchestrated: one call) */
     double per = bc->mode == STENCIL_MODE_EAGER ? (double)calls : 1.0;
@@ -145,6 +157,23 @@ static void bm_loaded_call(mapp_bench_state *st, void *arg) {
   free(src);
 }
 
+/* The orchestrated step on the GPU (the generated CUDA program, built into
+ * the cache untimed), registered only where a device is present: a row
+ * that cannot run would fail the bench. */
+static int register_cuda(step_case *cases, int *n, const mapp_bench_options *opt) {
+  static const long sizes[] = {48, 1024};
+  if (!mapp_backend_built(MAPP_BACKEND_CUDA) || mapp_cuda_device_count() == 0) return MAPP_OK;
+  copy_bandwidth = mapp_cuda_copy_bandwidth((size_t)1 << 28, 10);
+  if (copy_bandwidth <= 0) return mapp_fail(MAPP_ERR_SYSTEM, "the device-to-device copy bandwidth could not be measured");
+  for (int z = 0; z < 2; ++z) {
+    step_case *c = &cases[(*n)++];
+    *c = (step_case){.n = sizes[z], .mode = STENCIL_MODE_BUILD_AND_RUN, .backend = MAPP_BACKEND_CUDA};
+    snprintf(c->name, sizeof c->name, "stencil_step/build-and-run/cuda/n:%ld", sizes[z]);
+    MAPP_TRY(mapp_bench_register(c->name, bm_step, c, opt));
+  }
+  return MAPP_OK;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   snprintf(cache_dir, sizeof cache_dir, "%s/mapp-stencil-bench-%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -167,6 +196,7 @@ int main(int argc, char **argv) {
         status = mapp_bench_register(cases[n].name, bm_step, &cases[n], &opt);
         ++n;
       }
+  if (status == MAPP_OK) status = register_cuda(cases, &n, &opt);
   const mapp_bench_options build_opt = {.use_real_time = true, .unit = MAPP_BENCH_MILLISECOND, .min_time = 2.0};
   if (status == MAPP_OK) status = mapp_bench_register("stencil_build/cold", bm_build_cold, NULL, &build_opt);
   if (status == MAPP_OK) status = mapp_bench_register("stencil_build/warm_load", bm_load_warm, NULL, &build_opt);

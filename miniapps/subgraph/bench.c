@@ -14,11 +14,21 @@
  *       their METG, N instantiations in flight (1: one at a time);
  *   handoff/spin_us:S  one task launched and waited for by the host: the
  *       round trip through a sleeping (S = 0: futex) or a
- *       spinning worker.
+ *       spinning worker;
+ *   replay/cuda/VARIANT/PATTERN  the CUDA variants at the replay rows'
+ *       shape: ns_per_task from the device run alone (no setup, no
+ *       capture), launch_us the host's cost of launching one replay
+ *       (cudaGraphLaunch) or one task (eager: its waits, launch and
+ *       record), update_us the replay's parameter updates (the base
+ *       timestep in every kernel node), prepare_ms the capture and
+ *       instantiation; only where a device is.
  * Timings are wall clock; compare ratios from one run. */
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "mapp_backend.h"
 #include "mapp_bench.h"
 #include "mapp_latency.h"
 #include "subgraph.h"
@@ -61,6 +71,59 @@ static void bm_replay(mapp_bench_state *bs, void *arg) {
   report_tasks(bs, status, &cfg);
   if (st) tb_subgraph_release(st);
   tb_state_destroy(st);
+}
+
+/* ---------------------------------------------------------- cuda */
+
+/* One CUDA run of rc, its times added to *sum; a wrong tag is an error. */
+static int cuda_run(const replay_case *rc, double *values, tb_cuda_times *sum) {
+  tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
+                   .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .graph_steps = rc->graph_steps};
+  tb_cuda_times t;
+  long bad = 0;
+  MAPP_TRY(tb_cuda_run_timed(&cfg, rc->variant == TB_VARIANT_SUBGRAPH, &t, &bad, values));
+  if (bad) return mapp_fail(MAPP_ERR_VERIFY, "%s: %ld wrong input tags on the device", rc->name, bad);
+  sum->run_s += t.run_s, sum->launch_s += t.launch_s, sum->update_s += t.update_s, sum->prepare_s += t.prepare_s;
+  sum->launches += t.launches;
+  return MAPP_OK;
+}
+
+/* The benchmark's own time includes each run's device setup; the counters
+ * are the device run's alone, which is what the variants differ in. */
+static void bm_cuda(mapp_bench_state *bs, void *arg) {
+  const replay_case *rc = arg;
+  double *values = calloc((size_t)rc->width, sizeof *values);
+  tb_cuda_times warm = {0}, sum = {0};
+  int status = values ? cuda_run(rc, values, &warm) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) status = cuda_run(rc, values, &sum);
+  free(values);
+  if (status != MAPP_OK) {
+    mapp_bench_skip_with_error(bs, mapp_error_message());
+    return;
+  }
+  double runs = (double)mapp_bench_iterations(bs), tasks = runs * (double)(rc->width * rc->steps);
+  mapp_bench_set_items_processed(bs, (int64_t)tasks);
+  mapp_bench_set_counter(bs, "ns_per_task", sum.run_s / tasks * 1e9, MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "launch_us", sum.launches ? sum.launch_s / (double)sum.launches * 1e6 : 0,
+                         MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "update_us", sum.launches ? sum.update_s / (double)sum.launches * 1e6 : 0,
+                         MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "prepare_ms", sum.prepare_s / runs * 1e3, MAPP_BENCH_COUNTER_DEFAULT);
+}
+
+/* Both variants on the device at the replay rows' shape; registered only
+ * where a device is present (a row that cannot run would fail the bench). */
+static int register_cuda(replay_case *cases, int *n, const tb_pattern *patterns, const mapp_bench_options *opt) {
+  if (!mapp_backend_built(MAPP_BACKEND_CUDA) || mapp_cuda_device_count() == 0) return MAPP_OK;
+  for (int p = 0; p < 2; ++p)
+    for (const mapp_variant_info *v = subgraph_variants; v->name; ++v) {
+      replay_case *c = &cases[(*n)++];
+      *c = (replay_case){.variant = (tb_variant)v->kind, .pattern = patterns[p], .width = 16, .graph_steps = 64,
+                         .iterations = 0, .steps = 1024};
+      snprintf(c->name, sizeof c->name, "replay/cuda/%s/%s", v->name, tb_pattern_name(patterns[p]));
+      MAPP_TRY(mapp_bench_register(c->name, bm_cuda, c, opt));
+    }
+  return MAPP_OK;
 }
 
 /* The task bodies alone, in timestep order on this thread: the floor both
@@ -164,7 +227,7 @@ static void bm_handoff(mapp_bench_state *bs, void *arg) {
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  static replay_case cases[32];
+  static replay_case cases[40];
   static cost_case costs[5] = {{"eager_cost/event_create_trigger", COST_EVENT},
                                {"eager_cost/precondition_register_fire", COST_WAITER},
                                {"eager_cost/launch_queue_run_trigger", COST_QUEUE},
@@ -209,6 +272,7 @@ int main(int argc, char **argv) {
     snprintf(spin_names[i], sizeof spin_names[i], "handoff/spin_us:%ld", spins[i]);
     status = mapp_bench_register(spin_names[i], bm_handoff, &spins[i], &opt);
   }
+  if (status == MAPP_OK) status = register_cuda(cases, &n, patterns, &opt);
   if (status == MAPP_OK) status = mapp_latency_register(); /* what the replay's hand-offs are bound by */
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   status = mapp_report_error("mapp-subgraph-bench", status);

@@ -25,12 +25,13 @@
 extern "C" {
 #include "mapp_error.h"
 }
+#include "tb_cuda_plan.h"
 #include "tb_kernel.h"
 
 namespace {
 
-constexpr int kMaxDeps = 64;  // device-side dependence buffer
-constexpr int kMaxStreams = 4;
+constexpr int kMaxDeps = TB_CUDA_MAX_DEPS;
+constexpr int kMaxStreams = TB_CUDA_MAX_STREAMS;
 
 __global__ void task_kernel(tb_tag *ring, long ring_steps, tb_config cfg, long s, long p, long base_t,
                             unsigned long long *errors, double *sink) {
@@ -55,6 +56,7 @@ int check(cudaError_t err, const char *what) {
 
 struct device_run {
   tb_config cfg;
+  tb_cuda_plan plan;
   long ring_steps = 0;
   int nstreams = 1;
   tb_tag *ring = nullptr;
@@ -64,9 +66,14 @@ struct device_run {
   cudaStream_t streams[kMaxStreams] = {};
   std::vector<cudaEvent_t> done; // per (t % 2, p)
   cudaEvent_t fork = nullptr;
+  tb_cuda_times times = {};
 };
 
-int stream_of(const device_run &d, long p) { return (int)(p % d.nstreams); }
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int stream_of(const device_run &d, long p) { return tb_cuda_stream_of(&d.plan, p); }
 
 int setup(device_run &d, const tb_config *cfg) {
   d.cfg = *cfg;
@@ -76,14 +83,9 @@ int setup(device_run &d, const tb_config *cfg) {
     return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: no CUDA device here (%s)",
                      err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
   long W = cfg->width;
-  long max_deps = cfg->pattern == TB_ALL_TO_ALL ? W : cfg->radix + 1;
-  if (max_deps > kMaxDeps)
-    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: at most %d dependences per task, pattern needs %ld", kMaxDeps,
-                     max_deps);
-  d.ring_steps = cfg->steps + 1; // every timestep its own slot: streams may drift apart
-  if ((double)d.ring_steps * (double)W * sizeof(tb_tag) > 1e9)
-    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: %ld steps x %ld points of tags exceed 1 GB", cfg->steps, W);
-  d.nstreams = (int)(W < kMaxStreams ? W : kMaxStreams);
+  MAPP_TRY(tb_cuda_plan_make(cfg, &d.plan));
+  d.ring_steps = d.plan.ring_steps;
+  d.nstreams = d.plan.nstreams;
   CUDA_TRY(cudaMalloc(&d.ring, sizeof(tb_tag) * (size_t)(d.ring_steps * W)));
   CUDA_TRY(cudaMemset(d.ring, 0xff, sizeof(tb_tag) * (size_t)(d.ring_steps * W)));
   CUDA_TRY(cudaMalloc(&d.errors, sizeof *d.errors));
@@ -92,7 +94,7 @@ int setup(device_run &d, const tb_config *cfg) {
   CUDA_TRY(cudaMemset(d.sink, 0, sizeof(double) * (size_t)W));
   CUDA_TRY(cudaMallocHost(&d.host_last, sizeof(tb_tag) * (size_t)W));
   for (int i = 0; i < d.nstreams; ++i) CUDA_TRY(cudaStreamCreateWithFlags(&d.streams[i], cudaStreamNonBlocking));
-  d.done.resize((size_t)(2 * W));
+  d.done.resize((size_t)d.plan.events);
   for (auto &e : d.done) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   CUDA_TRY(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
   return MAPP_OK;
@@ -111,15 +113,13 @@ void teardown(device_run &d) {
 
 // One task: wait for inputs produced on other streams, launch, record.
 int launch_task(device_run &d, long t, long s, long p, long base_t) {
-  long W = d.cfg.width, deps[kMaxDeps];
+  long waits[kMaxDeps];
   cudaStream_t st = d.streams[stream_of(d, p)];
-  int n = tb_deps_of(&d.cfg, t, p, deps);
-  for (int i = 0; i < n; ++i)
-    if (stream_of(d, deps[i]) != stream_of(d, p))
-      CUDA_TRY(cudaStreamWaitEvent(st, d.done[(size_t)(((t - 1) & 1) * W + deps[i])], 0));
+  int n = tb_cuda_cross_waits(&d.cfg, &d.plan, t, p, waits);
+  for (int i = 0; i < n; ++i) CUDA_TRY(cudaStreamWaitEvent(st, d.done[(size_t)waits[i]], 0));
   task_kernel<<<1, 1, 0, st>>>(d.ring, d.ring_steps, d.cfg, s, p, base_t, d.errors, d.sink);
   CUDA_TRY(cudaGetLastError());
-  CUDA_TRY(cudaEventRecord(d.done[(size_t)((t & 1) * W + p)], st));
+  CUDA_TRY(cudaEventRecord(d.done[(size_t)tb_cuda_event_slot(&d.cfg, t, p)], st));
   return MAPP_OK;
 }
 
@@ -139,9 +139,13 @@ int fork_streams(device_run &d) {
 }
 
 int run_eager(device_run &d) {
+  auto t0 = std::chrono::steady_clock::now();
   for (long t = 0; t < d.cfg.steps; ++t)
     for (long p = 0; p < d.cfg.width; ++p) MAPP_TRY(launch_task(d, t, t, p, 0));
-  return join_streams(d);
+  MAPP_TRY(join_streams(d));
+  d.times.launch_s = seconds_since(t0);
+  d.times.launches = d.cfg.steps * d.cfg.width;
+  return MAPP_OK;
 }
 
 // Capture graph_steps timesteps once; replay with the base timestep patched.
@@ -149,6 +153,7 @@ int run_graph(device_run &d) {
   long S = d.cfg.graph_steps, W = d.cfg.width;
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
   CUDA_TRY(cudaStreamBeginCapture(d.streams[0], cudaStreamCaptureModeGlobal));
   int status = fork_streams(d);
   for (long s = 0; status == MAPP_OK && s < S; ++s)
@@ -199,13 +204,19 @@ int run_graph(device_run &d) {
     k.params.extra = nullptr;
   }
   status = MAPP_OK;
+  d.times.prepare_s = seconds_since(t0);
   for (long base = 0; status == MAPP_OK && base < d.cfg.steps; base += S) {
+    auto update0 = std::chrono::steady_clock::now();
     for (node_args &k : kernels) {
       k.base_t = base; // the interpolation
       status = check(cudaGraphExecKernelNodeSetParams(exec, k.node, &k.params), "cudaGraphExecKernelNodeSetParams");
       if (status != MAPP_OK) break;
     }
+    auto launch0 = std::chrono::steady_clock::now();
     if (status == MAPP_OK) status = check(cudaGraphLaunch(exec, d.streams[0]), "cudaGraphLaunch");
+    d.times.update_s += std::chrono::duration<double>(launch0 - update0).count();
+    d.times.launch_s += seconds_since(launch0);
+    d.times.launches++;
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -214,7 +225,8 @@ int run_graph(device_run &d) {
 
 } // namespace
 
-extern "C" int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values) {
+extern "C" int tb_cuda_run_timed(const tb_config *cfg, bool graph, tb_cuda_times *times, long *bad_tags,
+                                 double *last_values) {
   device_run d;
   int status = setup(d, cfg);
   auto t0 = std::chrono::steady_clock::now();
@@ -225,7 +237,9 @@ extern "C" int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, lo
                                    cudaMemcpyDeviceToHost, d.streams[0]),
                    "cudaMemcpyAsync");
   if (status == MAPP_OK) status = check(cudaStreamSynchronize(d.streams[0]), "cudaStreamSynchronize");
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  d.times.total_s = seconds_since(t0);
+  d.times.run_s = d.times.total_s - d.times.prepare_s;
+  *times = d.times;
   unsigned long long errors = 0;
   if (status == MAPP_OK) status = check(cudaMemcpy(&errors, d.errors, sizeof errors, cudaMemcpyDeviceToHost), "cudaMemcpy");
   if (status == MAPP_OK)
@@ -235,5 +249,12 @@ extern "C" int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, lo
     }
   *bad_tags = (long)errors;
   teardown(d);
+  return status;
+}
+
+extern "C" int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values) {
+  tb_cuda_times times = {};
+  int status = tb_cuda_run_timed(cfg, graph, &times, bad_tags, last_values);
+  *seconds = times.total_s;
   return status;
 }

@@ -303,6 +303,7 @@ const mapp_app subgraph_app_hooks = {
     .variants = subgraph_variants,
     .presets = MAPP_PRESETS(subgraph_presets),
     .bitwise_variants = true,
+    .bitwise_ranks = true,
     .fom_name = "tasks/s",
     .compute = subgraph_compute,
     .verify = subgraph_verify,
@@ -314,6 +315,10 @@ const mapp_app subgraph_app_hooks = {
 #ifndef MAPP_HAVE_CUDA
 int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values) {
   (void)cfg, (void)graph, (void)seconds, (void)bad_tags, (void)last_values;
+  return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: this build has no CUDA");
+}
+int tb_cuda_run_timed(const tb_config *cfg, bool graph, tb_cuda_times *times, long *bad_tags, double *last_values) {
+  (void)cfg, (void)graph, (void)times, (void)bad_tags, (void)last_values;
   return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: this build has no CUDA");
 }
 #endif

@@ -153,10 +153,26 @@ TB_HD static inline double tb_compute_kernel(long k, double x) {
 }
 
 /* The CUDA variants (subgraph_cuda.cu): an input error without a device.
- * last_values: the width values of the last timestep. */
+ * last_values: the width values of the last timestep; seconds: from the
+ * first launch (or capture) to the answer on the host. */
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
 int tb_cuda_run(const tb_config *cfg, bool graph, double *seconds, long *bad_tags, double *last_values);
+
+/* Where a CUDA run's time went, for the bench. */
+typedef struct {
+  double total_s;   /* what tb_cuda_run reports */
+  double prepare_s; /* subgraph: capture, instantiate and the node table (0 for eager) */
+  double run_s;     /* total_s less prepare_s: the timesteps alone */
+  double launch_s;  /* host time issuing work: every replay's cudaGraphLaunch (subgraph), every task's
+                       waits, launch and record (eager) */
+  double update_s;  /* subgraph: host time setting every kernel node's base timestep before each replay */
+  long launches;    /* replays (subgraph) or tasks (eager) that launch_s covers */
+} tb_cuda_times;
+int tb_cuda_run_timed(const tb_config *cfg, bool graph, tb_cuda_times *times, long *bad_tags, double *last_values);
+#ifdef __cplusplus
+}
+#endif
 
 #endif
