@@ -1,0 +1,253 @@
+/* A subgraph compiled once, before its first instantiation: its
+ * references checked, its ops ordered, each worker's static schedule, the
+ * countdown counters (only where predecessors are on other workers or
+ * behind precondition ports), the port lists, the payload patch image and
+ * the layout of one instantiation's single allocation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapp_error.h"
+#include "sg_graph_internal.h"
+
+static int check_references(sg_subgraph *sg) {
+  for (int e = 0; e < sg->nedges; ++e) {
+    sg_edge_def d = sg->edges[e];
+    if (d.src < 0 || d.src >= sg->nops || d.dst < 0 || d.dst >= sg->nops)
+      return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': edge %d (%d -> %d) names an op outside [0, %d)", sg->name, e,
+                       d.src, d.dst, sg->nops);
+  }
+  int *uses;
+  int n = sg->npre > sg->npost ? sg->npre : sg->npost;
+  MAPP_TRY(mapp_calloc((void **)&uses, (size_t)n + 1, sizeof(int), "port counts"));
+  int status = MAPP_OK;
+  for (int pass = 0; pass < 2 && status == MAPP_OK; ++pass) {
+    const sg_port_edge *pe = pass ? sg->post_edges : sg->pre_edges;
+    int count = pass ? sg->npost_edges : sg->npre_edges, nports = pass ? sg->npost : sg->npre;
+    const char *what = pass ? "postcondition" : "precondition";
+    memset(uses, 0, sizeof(int) * ((size_t)n + 1));
+    for (int e = 0; e < count && status == MAPP_OK; ++e) {
+      if (pe[e].port < 0 || pe[e].port >= nports)
+        status = mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': dangling port: %s edge %d names port %d of %d", sg->name,
+                           what, e, pe[e].port, nports);
+      else if (pe[e].op < 0 || pe[e].op >= sg->nops)
+        status = mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': %s port %d names op %d outside [0, %d)", sg->name, what,
+                           pe[e].port, pe[e].op, sg->nops);
+      else
+        uses[pe[e].port]++;
+    }
+    for (int p = 0; p < nports && status == MAPP_OK; ++p) {
+      if (uses[p] == 0)
+        status = mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': dangling port: %s port %d is connected to no op",
+                           sg->name, what, p);
+      else if (pass && uses[p] > 1)
+        status = mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': postcondition port %d has %d producers (one allowed)",
+                           sg->name, p, uses[p]);
+    }
+  }
+  free(uses);
+  return status;
+}
+
+static int check_interpolations(sg_subgraph *sg) {
+  for (int i = 0; i < sg->ninterps; ++i) {
+    sg_interp_def d = sg->interps[i];
+    if (d.size == 0 || d.arg_offset + d.size > sg->arg_size || d.arg_offset + d.size < d.arg_offset)
+      return mapp_fail(MAPP_ERR_INPUT,
+                       "subgraph '%s': interpolation %d reads bytes [%zu, %zu) outside the %zu-byte argument block",
+                       sg->name, i, d.arg_offset, d.arg_offset + d.size, sg->arg_size);
+    if (d.op < 0 || d.op >= sg->nops)
+      return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': interpolation %d names op %d outside [0, %d)", sg->name, i,
+                       d.op, sg->nops);
+    size_t limit = sg->ops[d.op].payload_size;
+    if (d.op_offset + d.size > limit || d.op_offset + d.size < d.op_offset)
+      return mapp_fail(MAPP_ERR_INPUT,
+                       "subgraph '%s': interpolation %d writes bytes [%zu, %zu) outside op '%s''s %zu-byte payload",
+                       sg->name, i, d.op_offset, d.op_offset + d.size, sg->ops[d.op].name, limit);
+  }
+  return MAPP_OK;
+}
+
+/* Compressed adjacency: first[v]..first[v+1] in list. */
+static int build_csr(int n, const sg_edge_def *edges, int m, bool by_dst, int **first, int **list) {
+  MAPP_TRY(mapp_calloc((void **)first, (size_t)n + 1, sizeof(int), "adjacency"));
+  MAPP_TRY(mapp_calloc((void **)list, (size_t)m + 1, sizeof(int), "adjacency"));
+  for (int e = 0; e < m; ++e) (*first)[(by_dst ? edges[e].dst : edges[e].src) + 1]++;
+  for (int v = 0; v < n; ++v) (*first)[v + 1] += (*first)[v];
+  int *fill;
+  MAPP_TRY(mapp_calloc((void **)&fill, (size_t)n + 1, sizeof(int), "adjacency"));
+  for (int e = 0; e < m; ++e) {
+    int v = by_dst ? edges[e].dst : edges[e].src;
+    (*list)[(*first)[v] + fill[v]++] = by_dst ? edges[e].src : edges[e].dst;
+  }
+  free(fill);
+  return MAPP_OK;
+}
+
+/* Kahn's algorithm, ops in index order among the ready ones; a cycle is
+ * named by an op on it. */
+static int topological_order(sg_subgraph *sg, const int *sfirst, const int *slist, const int *pfirst,
+                             const int *plist, int *order) {
+  int n = sg->nops, *indeg, head = 0, tail = 0;
+  MAPP_TRY(mapp_calloc((void **)&indeg, (size_t)n, sizeof(int), "in-degrees"));
+  for (int v = 0; v < n; ++v) indeg[v] = pfirst[v + 1] - pfirst[v];
+  for (int v = 0; v < n; ++v)
+    if (!indeg[v]) order[tail++] = v;
+  while (head < tail) {
+    int v = order[head++];
+    for (int k = sfirst[v]; k < sfirst[v + 1]; ++k)
+      if (--indeg[slist[k]] == 0) order[tail++] = slist[k];
+  }
+  int status = MAPP_OK;
+  if (tail < n) {
+    /* Walk back through unfinished predecessors: after n steps we are on a cycle. */
+    int v = 0;
+    while (!indeg[v]) v++;
+    for (int step = 0; step < n; ++step)
+      for (int k = pfirst[v]; k < pfirst[v + 1]; ++k)
+        if (indeg[plist[k]]) {
+          v = plist[k];
+          break;
+        }
+    status = mapp_fail(MAPP_ERR_INPUT, "subgraph '%s' has a cycle through op '%s' (%d of %d ops are ordered)",
+                       sg->name, sg->ops[v].name, tail, n);
+  }
+  free(indeg);
+  return status;
+}
+
+/* Workers, schedules, counters only where predecessors are elsewhere. */
+static int plan_schedules(sg_subgraph *sg, const int *order, const int *sfirst, const int *slist, const int *pfirst,
+                          const int *plist) {
+  int n = sg->nops, W = sg->rt->nworkers, rr = 0;
+  for (int k = 0; k < n; ++k) {
+    cop *c = &sg->ops[order[k]];
+    c->worker = c->worker >= 0 ? c->worker % W : rr++ % W;
+  }
+  MAPP_TRY(mapp_calloc((void **)&sg->sched_store, (size_t)n, sizeof(int), "schedules"));
+  for (int v = 0; v < n; ++v) sg->nsched[sg->ops[v].worker]++;
+  int at = 0;
+  for (int w = 0; w < W; ++w) {
+    sg->sched[w] = sg->sched_store + at;
+    at += sg->nsched[w];
+    sg->nactive += sg->nsched[w] > 0;
+    sg->nsched[w] = 0;
+  }
+  for (int k = 0; k < n; ++k) { /* topological order within each worker */
+    int w = sg->ops[order[k]].worker;
+    sg->sched[w][sg->nsched[w]++] = order[k];
+  }
+  /* counters: cross-worker predecessors plus precondition port edges */
+  int *external;
+  MAPP_TRY(mapp_calloc((void **)&external, (size_t)n, sizeof(int), "counter sizes"));
+  for (int e = 0; e < sg->npre_edges; ++e) external[sg->pre_edges[e].op]++;
+  for (int v = 0; v < n; ++v)
+    for (int k = pfirst[v]; k < pfirst[v + 1]; ++k) {
+      bool cross = sg->ops[plist[k]].worker != sg->ops[v].worker;
+      external[v] += cross;
+      sg->stats.cross_edges += cross;
+      sg->stats.local_edges += !cross;
+    }
+  int status = mapp_calloc((void **)&sg->counter_init, (size_t)n, sizeof(int), "counters");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&sg->counter_worker, (size_t)n, sizeof(int), "counters");
+  for (int v = 0; status == MAPP_OK && v < n; ++v) {
+    sg->ops[v].counter = -1;
+    if (!external[v]) continue;
+    sg->ops[v].counter = sg->ncounters;
+    sg->counter_init[sg->ncounters] = external[v] + 1; /* + the worker's own arrival */
+    sg->counter_worker[sg->ncounters++] = sg->ops[v].worker;
+  }
+  free(external);
+  MAPP_TRY(status);
+  MAPP_TRY(mapp_calloc((void **)&sg->xsucc, (size_t)sg->nedges + 1, sizeof(int), "successor counters"));
+  int nx = 0;
+  for (int v = 0; v < n; ++v) {
+    sg->ops[v].first_xsucc = nx;
+    for (int k = sfirst[v]; k < sfirst[v + 1]; ++k)
+      if (sg->ops[slist[k]].worker != sg->ops[v].worker) sg->xsucc[nx++] = sg->ops[slist[k]].counter;
+    sg->ops[v].nxsucc = nx - sg->ops[v].first_xsucc;
+  }
+  sg->stats.workers_used = sg->nactive;
+  sg->stats.counters = sg->ncounters;
+  return MAPP_OK;
+}
+
+static int plan_ports(sg_subgraph *sg) {
+  MAPP_TRY(mapp_calloc((void **)&sg->post_list, (size_t)sg->npost_edges + 1, sizeof(int), "postcondition lists"));
+  int at = 0;
+  for (int v = 0; v < sg->nops; ++v) {
+    sg->ops[v].first_post = at;
+    for (int e = 0; e < sg->npost_edges; ++e)
+      if (sg->post_edges[e].op == v) sg->post_list[at++] = sg->post_edges[e].port;
+    sg->ops[v].npost = at - sg->ops[v].first_post;
+  }
+  MAPP_TRY(mapp_calloc((void **)&sg->port_first, (size_t)sg->npre + 1, sizeof(int), "precondition lists"));
+  MAPP_TRY(mapp_calloc((void **)&sg->port_counters, (size_t)sg->npre_edges + 1, sizeof(int), "precondition lists"));
+  for (int e = 0; e < sg->npre_edges; ++e) sg->port_first[sg->pre_edges[e].port + 1]++;
+  for (int p = 0; p < sg->npre; ++p) sg->port_first[p + 1] += sg->port_first[p];
+  int *fill;
+  MAPP_TRY(mapp_calloc((void **)&fill, (size_t)sg->npre + 1, sizeof(int), "precondition lists"));
+  for (int e = 0; e < sg->npre_edges; ++e) {
+    int p = sg->pre_edges[e].port;
+    sg->port_counters[sg->port_first[p] + fill[p]++] = sg->ops[sg->pre_edges[e].op].counter;
+  }
+  free(fill);
+  return MAPP_OK;
+}
+
+/* Copies planned once: a strided copy whose rows are adjacent is one run.
+ * Ops that interpolations patch get a slot in a contiguous image that an
+ * instantiation copies with one memcpy before patching. */
+static int plan_payloads(sg_subgraph *sg) {
+  for (int v = 0; v < sg->nops; ++v) {
+    cop *c = &sg->ops[v];
+    if (c->kind != SG_OP_COPY) continue;
+    sg_copy_desc *d = (sg_copy_desc *)(sg->payloads + c->payload_off);
+    if (d->rows > 1 && d->dst_stride == d->row_bytes && d->src_stride == d->row_bytes)
+      d->row_bytes *= d->rows, d->rows = 1, d->dst_stride = d->src_stride = d->row_bytes;
+  }
+  /* Patched ops get a slot in a contiguous image: an instantiation copies
+   * it with one memcpy and applies the patches on the host, in parallel
+   * with the workers running the previous instantiations (measured faster
+   * than patching on the worker, which puts the copy on its critical path). */
+  for (int i = 0; i < sg->ninterps; ++i) {
+    cop *c = &sg->ops[sg->interps[i].op];
+    if (c->patched_off >= 0) continue;
+    c->patched_off = (long)sg->patch_bytes;
+    sg->patch_bytes += sg_align16(c->payload_size);
+    sg->stats.patched_ops++;
+  }
+  MAPP_TRY(mapp_alloc((void **)&sg->patch_image, sg->patch_bytes + 1, "the patch image"));
+  for (int v = 0; v < sg->nops; ++v)
+    if (sg->ops[v].patched_off >= 0)
+      memcpy(sg->patch_image + sg->ops[v].patched_off, sg->payloads + sg->ops[v].payload_off, sg->ops[v].payload_size);
+  /* one allocation per instantiation: header, items, waiters, counters, post events, args, image */
+  int W = sg->rt->nworkers;
+  size_t at = sg_align16(sizeof(sg_instance));
+  sg->off_items = at = (at + 63) & ~(size_t)63, at += sizeof(sg_item) * (size_t)W;
+  sg->off_waiters = at, at += sg_align16(sizeof(port_waiter) * (size_t)sg->npre);
+  sg->off_counters = at = (at + 63) & ~(size_t)63, at += sizeof(sg_counter) * (size_t)sg->ncounters;
+  sg->off_post = at, at += sg_align16(sizeof(sg_event) * (size_t)sg->npost);
+  sg->off_args = at, at += sg_align16(sg->arg_size);
+  sg->off_patched = at, at += sg_align16(sg->patch_bytes);
+  sg->inst_bytes = at;
+  return MAPP_OK;
+}
+
+int sg_subgraph_compile(sg_subgraph *sg) {
+  if (sg->compiled) return MAPP_OK;
+  MAPP_TRY(check_references(sg));
+  MAPP_TRY(check_interpolations(sg));
+  int *sfirst = NULL, *slist = NULL, *pfirst = NULL, *plist = NULL, *order = NULL;
+  int status = build_csr(sg->nops, sg->edges, sg->nedges, false, &sfirst, &slist);
+  if (status == MAPP_OK) status = build_csr(sg->nops, sg->edges, sg->nedges, true, &pfirst, &plist);
+  if (status == MAPP_OK) status = mapp_calloc((void **)&order, (size_t)sg->nops, sizeof(int), "the order");
+  if (status == MAPP_OK) status = topological_order(sg, sfirst, slist, pfirst, plist, order);
+  if (status == MAPP_OK) status = plan_schedules(sg, order, sfirst, slist, pfirst, plist);
+  if (status == MAPP_OK) status = plan_ports(sg);
+  if (status == MAPP_OK) status = plan_payloads(sg);
+  free(sfirst), free(slist), free(pfirst), free(plist), free(order);
+  if (status == MAPP_OK) sg->compiled = 1;
+  return status;
+}
+
+void sg_subgraph_get_stats(const sg_subgraph *sg, sg_subgraph_stats *out) { *out = sg->stats; }

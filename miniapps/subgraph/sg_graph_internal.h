@@ -1,0 +1,85 @@
+/* What sg_graph.c (the definition, the replay) and sg_graph_compile.c
+ * share: the compiled subgraph and the instance it is replayed as. Not
+ * part of the API. */
+#ifndef SG_GRAPH_INTERNAL_H
+#define SG_GRAPH_INTERNAL_H
+
+#include "sg_internal.h"
+
+typedef struct {
+  sg_op_kind kind;
+  sg_running_op running; /* names, for the contract check */
+  char *name;
+  sg_task_fn fn;
+  size_t payload_size, payload_off; /* in the template */
+  long patched_off;                 /* in the instance's patched image, or -1 */
+  int worker, counter;              /* counter: -1 when every predecessor is on this worker */
+  int first_xsucc, nxsucc;          /* counters to decrement after running (cross-worker successors) */
+  int first_post, npost;            /* postcondition ports to trigger after running */
+} cop;
+
+typedef struct sg_instance sg_instance;
+
+/* One countdown counter per cache line: counters are decremented by
+ * different workers, and sharing a line would make them ping-pong. */
+typedef struct {
+  _Alignas(64) atomic_int value;
+} sg_counter;
+
+typedef struct {
+  _Alignas(64) sg_work hdr; /* a line per worker's item: each worker writes its own */
+  sg_instance *inst;
+  int worker, pos;
+  int resume; /* parked at pos after its own arrival: the last decrement re-queued it */
+} sg_item;
+
+typedef struct {
+  sg_waiter w;
+  sg_instance *inst;
+  int port;
+} port_waiter;
+
+struct sg_instance {
+  sg_subgraph *sg;
+  atomic_int refs; /* the finish path + each pending waiter (the seed's use-after-free fix) */
+  atomic_int finish_left;
+  sg_event finish;
+  sg_waiter start_waiter;
+  sg_item *items;
+  port_waiter *port_waiters;
+  sg_counter *counters;
+  sg_event *post;
+  unsigned char *args, *patched;
+};
+
+struct sg_subgraph {
+  sg_runtime *rt;
+  char *name;
+  atomic_int refs; /* the user's + one per live instantiation */
+  int compiled;
+  /* the definition */
+  int nops, nedges, npre, npost, npre_edges, npost_edges, ninterps;
+  cop *ops;
+  unsigned char *payloads;
+  sg_edge_def *edges;
+  sg_port_edge *pre_edges, *post_edges;
+  sg_interp_def *interps;
+  size_t arg_size;
+  /* compiled */
+  int *sched[SG_MAX_WORKERS];
+  int nsched[SG_MAX_WORKERS];
+  int *sched_store;
+  int nactive, ncounters;
+  int *counter_init, *counter_worker;
+  int *xsucc;           /* counter ids */
+  int *post_list;       /* ports, grouped per op */
+  int *port_first, *port_counters; /* pre port -> consumer counter ids (CSR) */
+  unsigned char *patch_image;
+  size_t patch_bytes;
+  size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched;
+  sg_subgraph_stats stats;
+};
+
+static inline size_t sg_align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+#endif
