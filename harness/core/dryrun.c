@@ -6,6 +6,8 @@
 
 #include "baseline.h"
 #include "fsutil.h"
+#include "history.h"
+#include "historydb.h"
 #include "mapp_error.h"
 #include "results.h"
 #include "stats.h"
@@ -18,14 +20,13 @@ typedef struct {
 
 /* ---------------------------------------------------------------- estimates */
 
-/* Adds each timed record of a results file as core-seconds under its
- * configuration key: {config: [s, ...]}. */
-static int add_file_estimates(const char *path, json_t *by_config) {
-  json_t *records = NULL;
-  int status = results_load(path, &records);
+/* Adds each timed record as core-seconds under its configuration key:
+ * {config: [s, ...]}. */
+static int add_estimates(const json_t *records, json_t *by_config) {
+  int status = MAPP_OK;
   size_t i;
   const json_t *r;
-  if (status == MAPP_OK) json_array_foreach(records, i, r) {
+  json_array_foreach(records, i, r) {
       const char *key = json_string_value(json_object_get(r, "key"));
       const json_t *elapsed = json_object_get(r, "elapsed_s");
       if (!key || !json_is_number(elapsed) || json_integer_value(json_object_get(r, "exit_code")) != 0) continue;
@@ -41,8 +42,37 @@ static int add_file_estimates(const char *path, json_t *by_config) {
       json_array_append_new(list, json_real(json_number_value(elapsed) * (cores > 0 ? cores : 1.0)));
       free(config);
     }
+  return status;
+}
+
+static int add_file_estimates(const char *path, json_t *by_config) {
+  json_t *records = NULL;
+  int status = results_load(path, &records);
+  if (status == MAPP_OK) status = add_estimates(records, by_config);
   json_decref(records);
   return status;
+}
+
+/* The records of the spec's apps in the history beside the results root,
+ * when there is one; one that cannot be read is a warning, not a failed
+ * dry run (the estimates are a guide). */
+static void add_history_estimates(const sweep_setup *setup, const char *results_dir, json_t *by_config) {
+  char *root = path_dirname(results_dir), *path = root ? history_path_beside(root) : NULL;
+  history_db *db = NULL;
+  int status = path && path_exists(path) ? historydb_open(path, false, &db) : MAPP_OK;
+  for (size_t i = 0; db && status == MAPP_OK && i < setup->napps; ++i) {
+    json_t *records = NULL;
+    status = historydb_records_of(db, setup->apps[i].name, &records);
+    if (status == MAPP_OK) status = add_estimates(records, by_config);
+    json_decref(records);
+  }
+  if (status != MAPP_OK) {
+    fprintf(stderr, "mapp: warning: %s; estimates from the results folder only\n", mapp_error_message());
+    mapp_error_clear();
+  }
+  historydb_close(db);
+  free(path);
+  free(root);
 }
 
 /* Every results*.jsonl of the folder (the current one and those moved aside). */
@@ -161,6 +191,7 @@ int dry_run_print(const sweep_setup *setup, const char *results_dir, FILE *out) 
   json_t *estimates = json_object();
   if (!estimates) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   int status = load_estimates(results_dir, estimates);
+  if (status == MAPP_OK) add_history_estimates(setup, results_dir, estimates);
   dry_totals totals = {0};
   if (status == MAPP_OK)
     fprintf(out, "%4s  %-9s %-13s %-7s %5s %7s %4s  %-9s %-6s %-24s %3s %5s  %-22s %8s  %s\n", "#", "app", "variant",

@@ -4,10 +4,10 @@
  * parameters and repetition; the nodes its environment needs; the baseline
  * its answer is checked against and whether that file exists (a missing
  * one under check: required is a failure the real run would report); and
- * the estimated core-seconds (elapsed time x ranks x threads) from earlier
- * records of the same configuration in the results folder (results.jsonl
- * and the results-*.jsonl moved aside), "-" where none exist. Totals
- * follow. */
+ * the estimated core-seconds (the median elapsed time x ranks x threads)
+ * of earlier records of the same configuration: in the history beside the
+ * results root (history.h) and in the results folder (results.jsonl and
+ * the results-*.jsonl moved aside), "-" where none exist. Totals follow. */
 #ifndef HARNESS_DRYRUN_H
 #define HARNESS_DRYRUN_H
 

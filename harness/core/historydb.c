@@ -180,6 +180,24 @@ void historydb_close(history_db *db) {
 
 const char *historydb_file(const history_db *db) { return db->path; }
 
+int historydb_records_of(history_db *db, const char *app, json_t **records) {
+  *records = json_array();
+  if (!*records) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (db->empty) return MAPP_OK;
+  sqlite3_stmt *stmt;
+  int status = sql_prepare(db, "SELECT record FROM records WHERE app = ?1 ORDER BY id", &stmt, "read records");
+  if (status == MAPP_OK && sqlite3_bind_text(stmt, 1, app, -1, SQLITE_TRANSIENT) != SQLITE_OK)
+    status = sql_fail(db, SQLITE_ERROR, "read records");
+  int rc = SQLITE_DONE;
+  while (status == MAPP_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    json_t *r = json_loads((const char *)sqlite3_column_text(stmt, 0), 0, NULL);
+    if (r) json_array_append_new(*records, r); /* a record is stored as the JSON it was added as */
+  }
+  if (status == MAPP_OK && rc != SQLITE_DONE) status = sql_fail(db, rc, "read records");
+  sqlite3_finalize(stmt);
+  return status;
+}
+
 int historydb_dated_revisions(history_db *db, json_t **dated) {
   *dated = json_object();
   if (!*dated) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");

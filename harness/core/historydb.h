@@ -32,6 +32,9 @@ int historydb_open(const char *path, bool write, history_db **db);
 void historydb_close(history_db *db);
 const char *historydb_file(const history_db *db);
 
+/* Every record of one app the history holds, as added (new reference). */
+int historydb_records_of(history_db *db, const char *app, json_t **records);
+
 /* Revisions whose commit date the history already holds, as the keys of a
  * JSON object (new reference). */
 int historydb_dated_revisions(history_db *db, json_t **dated);

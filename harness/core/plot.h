@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "gnuplot.h" /* plot_file_stem, plot_gnuplot_quoted */
 #include "reference.h"
 #include "selection.h"
 #include "strv.h"
@@ -26,16 +27,5 @@ char *plot_index_path(const char *results_file);
   {.name = "reference", .kind = MAPP_OPT_STRING, .dest = (D), .choices = "V/B[,V/B...]",           \
    .help = "speedup references; each app uses the first its results contain",                      \
    .default_text = "plots.reference of RESULTS/spec.yaml"}
-
-/* The file-name stem of an app's figures (APP-KIND.png): the app's name
- * with anything but letters, digits and ._+- replaced by '_'. */
-void plot_file_stem(const char *app, char *buf, size_t len);
-
-/* TEXT for the inside of a single-quoted gnuplot string ('...'): a quote
- * doubled, a control character blanked (malloc'd; NULL when out of
- * memory). Every string from records or paths that a gnuplot script quotes
- * must go through it: unescaped, a record could close the quote and call
- * system(). */
-char *plot_gnuplot_quoted(const char *text);
 
 #endif

@@ -43,9 +43,7 @@ bool selection_empty(const selection *sel) { return sel->only_fields.count == 0 
 
 /* ---------------------------------------------------------------- values */
 
-/* A field's value of one item as text; *known false where the item lacks a
- * matrix parameter of that name. */
-typedef const char *(*value_getter)(const void *item, const char *field, char *buf, size_t len, bool *known);
+typedef selection_value_of value_getter;
 
 static const char *param_text(const json_t *params, const char *field, char *buf, size_t len, bool *known) {
   const json_t *v = json_object_get(params, field);
@@ -162,6 +160,14 @@ static int select_items(const selection *sel, const item_set *s, bool *keep) {
   size_t kept = 0;
   for (size_t i = 0; i < s->count; ++i) kept += keep[i] = selected(sel, s, item_at(s, i));
   return kept ? MAPP_OK : nothing_selected(sel, s);
+}
+
+int selection_mark(const selection *sel, const void *items, size_t count, size_t stride, selection_value_of value,
+                   const char *noun, bool *keep) {
+  item_set s = {.items = items, .count = count, .stride = stride, .value = value, .noun = noun};
+  if (!selection_empty(sel)) return select_items(sel, &s, keep);
+  for (size_t i = 0; i < count; ++i) keep[i] = true;
+  return MAPP_OK;
 }
 
 int selection_filter_jobs(const selection *sel, sweep_jobs *jobs) {

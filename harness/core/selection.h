@@ -38,6 +38,13 @@ int selection_parse_only(const char *text, void *sel);
 int selection_parse_exclude(const char *text, void *sel);
 
 bool selection_empty(const selection *sel);
+/* A field's value of one item as text (buf holds numbers); *known false
+ * where the item lacks that (matrix) field. */
+typedef const char *(*selection_value_of)(const void *item, const char *field, char *buf, size_t len, bool *known);
+/* keep[i] for each of `count` items `stride` bytes apart, named `noun` in
+ * messages; the same input errors as for jobs. */
+int selection_mark(const selection *sel, const void *items, size_t count, size_t stride, selection_value_of value,
+                   const char *noun, bool *keep);
 /* Keeps the selected jobs (in order). */
 int selection_filter_jobs(const selection *sel, sweep_jobs *jobs);
 /* Keeps the selected records of a JSON array (in order). */

@@ -20,12 +20,21 @@ expect_output "   1  heat      mpi"
 expect_output "heat|mpi|serial|n1|t1|tiny|weak|r0"
 [ "$(grep -c '^ *[0-9]\+  ' <<<"$OUT")" = 130 ] || fail "the job table does not list 130 rows"
 [ ! -e dry ] || fail "--dry-run wrote $(find dry | head -3)"
-# Estimates come from earlier records of the same configuration.
-expect_exit 0 "$MAPP" sweep "$QUICK" --only app=heat --only ranks=1 --only variant=mpi --out est
+# Estimates come from earlier records of the same configuration: in the
+# results folder, or in the history beside it once the folder is gone.
+expect_exit 0 "$MAPP" sweep "$QUICK" --only app=heat --only ranks=1 --only variant=mpi --out est --history
 expect_exit 0 "$MAPP" sweep "$QUICK" --dry-run --only app=heat --only ranks=1 --only variant=mpi --out est
 expect_output "2 jobs (2 runnable here"
 expect_output "estimated core-seconds:"
 expect_output "for 2 jobs with earlier records; 0 jobs without an estimate"
+rm -r est/quick
+expect_exit 0 "$MAPP" sweep "$QUICK" --dry-run --only app=heat --only variant=mpi --out est
+expect_output "for 2 jobs with earlier records; 4 jobs without an estimate"
+# The history takes the same filters.
+expect_exit 0 "$MAPP" history show --db est/history.sqlite --only app=heat --exclude ranks=2
+expect_output "heat mpi/serial tiny weak n1 t1"
+expect_exit 2 "$MAPP" history check --db est/history.sqlite --only ranks=9
+expect_output "--only ranks=9 matches no configuration"
 # A baseline that a required check would miss is shown before the run.
 mkdir -p baselines/heat && cp "$MAPP_SOURCE_DIR"/baselines/heat/tiny.h5 baselines/heat/
 expect_exit 0 env MAPP_BASELINE_DIR="$SCRATCH/baselines" "$MAPP" sweep "$QUICK" --dry-run --only app=heat --only variant=mpi
