@@ -98,6 +98,7 @@ printf '[]\n' >jobsarray/jobs.json
 printf '{"jobs": [\n' >jobsgarbage/jobs.json
 : >jobsempty/jobs.json
 printf '{"sweep":"s","runs_dir":"/tmp","repetitions":1,"jobs":[]}\n' >jobsnojobs/jobs.json
+printf 'name: c\ncheck: maybe\nruns:\n  - app: heat\n    ranks: [1]\n' >check-maybe.yaml
 printf 'this is not json\n' >results-garbage/results.jsonl
 : >results-empty/results.jsonl
 printf '{"app":"heat","ranks":1' >results-half/results.jsonl
@@ -329,6 +330,38 @@ probe_mapp() {
   probe "mapp collect (no folder)" -- "$m" collect
   probe "mapp collect missing" -- "$m" collect /nonexistent
   for d in jobs5 jobsarray jobsgarbage jobsempty jobsnojobs; do probe "mapp collect $d" -- "$m" collect "$d"; done
+  # selection and dry runs
+  local quick=$SOURCE_DIR/harness/sweeps/quick.yaml
+  probe "mapp sweep --only nothing" -- "$m" sweep "$quick" --only app=nope --out sweeps
+  probe "mapp sweep --only no field" -- "$m" sweep "$quick" --only app --out sweeps
+  probe "mapp sweep --only =x" -- "$m" sweep "$quick" --only =x --out sweeps
+  probe "mapp sweep --only unknown field" -- "$m" sweep "$quick" --only colour=red --out sweeps
+  probe "mapp sweep --exclude everything" -- "$m" sweep "$quick" --exclude app='*' --dry-run
+  probe "mapp sweep --dry-run broken spec" -- "$m" sweep broken.yaml --dry-run
+  probe "mapp sweep check: maybe" -- "$m" sweep check-maybe.yaml --dry-run
+  probe "mapp report --only nothing" -- "$m" report results-empty --only app=nope
+  probe "mapp compare --only nothing" -- "$m" compare results-empty results-empty --only app=nope
+  # history
+  probe "mapp history (no subcommand)" -- "$m" history
+  probe "mapp history nope" -- "$m" history nope
+  probe "mapp history add (nothing)" -- "$m" history add --db hist.sqlite
+  probe "mapp history add missing" -- "$m" history add /nonexistent --db hist.sqlite
+  probe "mapp history add garbage" -- "$m" history add results-garbage --db hist.sqlite
+  probe "mapp history show not sqlite" -- "$m" history show --db garbage.h5
+  probe "mapp history show missing" -- "$m" history show --db /nonexistent/h.sqlite
+  probe "mapp history add /dev/full" -- "$m" history add results-empty --db /dev/full/h.sqlite
+  probe "mapp history show bad filter" -- "$m" history show --db garbage.h5 colour=red
+  probe "mapp history check --threshold -1" -- "$m" history check --threshold -1
+  probe "mapp history plot --format gif" -- "$m" history plot --format gif
+  # bisect
+  probe "mapp bisect (nothing)" -- "$m" bisect
+  probe "mapp bisect (no --spec)" -- "$m" bisect HEAD~1 HEAD
+  probe "mapp bisect unknown revision" -- "$m" bisect no-such-rev HEAD --spec zero-reps.yaml --repo "$SOURCE_DIR"
+  probe "mapp bisect missing spec" -- "$m" bisect HEAD~1 HEAD --spec /nonexistent.yaml --repo "$SOURCE_DIR"
+  probe "mapp bisect --entry 99" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --entry 99 --repo "$SOURCE_DIR"
+  probe "mapp bisect entry of 3 configurations" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --entry 0 --repo "$SOURCE_DIR"
+  probe "mapp bisect --repetitions 1" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --repetitions 1 --repo "$SOURCE_DIR"
+  probe "mapp bisect not a repository" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --repo /tmp
 }
 
 # ---------------------------------------------------------------- run

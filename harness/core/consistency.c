@@ -21,7 +21,7 @@ static char *config_key(const job *j) {
   return key;
 }
 
-static const consistency_ref *find_ref(const consistency_book *book, const char *key) {
+static consistency_ref *find_ref(consistency_book *book, const char *key) {
   for (size_t i = 0; i < book->count; ++i)
     if (strcmp(book->items[i].key, key) == 0) return &book->items[i];
   return NULL;
@@ -50,7 +50,7 @@ static int set_status(json_t *record, const char *status, const char *reason) {
 
 /* Bit for bit against the reference; a comparison that cannot be made (an
  * answer of another shape, a dataset missing) is a failure saying why. */
-static int compare_with(const consistency_ref *ref, const char *answer, job_result *res) {
+static int compare_with(consistency_ref *ref, const char *answer, job_result *res) {
   const tolerance_override exact = {.model_set = true, .model = TOL_EXACT};
   compare_report report;
   json_t *verdict = NULL;
@@ -64,7 +64,10 @@ static int compare_with(const consistency_ref *ref, const char *answer, job_resu
   if (!verdict) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_object_set_new(res->record, "consistency", verdict);
   const char *status = json_string_value(json_object_get(verdict, "status"));
-  if (strcmp(status, "pass") != 0 && res->outcome == OUTCOME_OK) res->outcome = OUTCOME_FAIL_CONSISTENCY;
+  if (strcmp(status, "pass") != 0) {
+    ref->failed = true;
+    if (res->outcome == OUTCOME_OK) res->outcome = OUTCOME_FAIL_CONSISTENCY;
+  }
   return MAPP_OK;
 }
 
@@ -73,7 +76,7 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
   if (res->exit_code != 0) return MAPP_OK; /* no answer to compare; the run has failed already */
   char *key = config_key(j);
   if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  const consistency_ref *ref = find_ref(book, key);
+  consistency_ref *ref = find_ref(book, key);
   if (ref || j->ranks != 1 || res->outcome != OUTCOME_OK) {
     free(key);
     if (ref) return compare_with(ref, files->output, res);
@@ -93,7 +96,7 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
 
 void consistency_book_clear(consistency_book *book, bool keep_files) {
   for (size_t i = 0; i < book->count; ++i) {
-    if (!keep_files) unlink(book->items[i].answer);
+    if (!keep_files && !book->items[i].failed) unlink(book->items[i].answer);
     free(book->items[i].key);
     free(book->items[i].answer);
   }

@@ -21,6 +21,7 @@
 typedef struct {
   char *key;    /* the configuration without its rank count */
   char *answer; /* the 1-rank answer file */
+  bool failed;  /* an answer differed from it: kept, since the failure names it */
 } consistency_ref;
 
 typedef struct {
@@ -37,7 +38,8 @@ bool consistency_applies(const job *j, bool bitwise_ranks);
  * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
 int consistency_judge(consistency_book *book, const job *j, const job_files *files, job_result *res, bool *keep);
 /* Forgets the references, removing their answer files unless keep_files
- * (a sweep's --keep-output): at the end of each repetition and of the sweep. */
+ * (a sweep's --keep-output) or an answer differed from them: at the end of
+ * each repetition and of the sweep. */
 void consistency_book_clear(consistency_book *book, bool keep_files);
 
 #endif

@@ -108,7 +108,11 @@ assert bad["consistency"]["status"] == "fail", bad["consistency"]
 assert bad["consistency"]["fields"][0]["violations"] == 1, bad["consistency"]
 assert bad["output"], "a failed run keeps its answer"
 assert all(r["baseline"]["status"] == "none" for r in recs), "check: none compares no baseline"
+import os
+assert os.path.exists(bad["consistency"]["file"]), "the 1-rank answer a failure names is kept"
 assert all(r["baseline"]["status"] == "none" for r in recs), "check: none compares no baseline"
+import os
+assert os.path.exists(bad["consistency"]["file"]), "the 1-rank answer a failure names is kept"
 PY
 # The same perturbed answers pass without the app's rank invariance to check:
 # the sweep's consistency is what caught them.

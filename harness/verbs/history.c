@@ -290,6 +290,17 @@ static int history_add(int argc, char **argv) {
   "FILTERs select configurations: FIELD=VALUE (app, variant, backend, size, scaling, ranks,\n"       \
   "threads, setting) matches exactly, a bare word matches a configuration that contains it."
 
+/* verb_parse for show, plot and check: FILTER words as the positionals,
+ * checked, and with --only/--exclude into f. */
+static int parse_filtered(const char *verb, const char *summary, const mapp_option *opts, int argc, char **argv,
+                          verb_args *args, series_filter *f) {
+  int status = verb_parse(verb, "[FILTER...]", summary, opts, 0, 64, false, argc, argv, args);
+  if (status == MAPP_OK && !args->help_shown) status = check_filters(args->cli.positional, args->cli.positional_count);
+  f->words = args->cli.positional;
+  f->nwords = args->cli.positional_count;
+  return status;
+}
+
 static int history_show(int argc, char **argv) {
   const char *db = NULL;
   bool revisions = false;
@@ -301,13 +312,10 @@ static int history_show(int argc, char **argv) {
       SELECTION_OPTIONS(&f.select),
       MAPP_OPTION_END};
   verb_args args;
-  int status = verb_parse("history show", "[FILTER...]",
-                          "One row per configuration: the latest revision's median figure of merit, its change\n"
-                          "against the previous revision, and the change points of the series.\n" FILTER_HELP,
-                          opts, 0, 64, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = check_filters(args.cli.positional, args.cli.positional_count);
-  f.words = args.cli.positional;
-  f.nwords = args.cli.positional_count;
+  int status = parse_filtered("history show",
+                              "One row per configuration: the latest revision's median figure of merit, its change\n"
+                              "against the previous revision, and the change points of the series.\n" FILTER_HELP,
+                              opts, argc, argv, &args, &f);
   if (status == MAPP_OK && !args.help_shown) status = show(db, revisions, &f);
   filter_free(&f);
   verb_args_free(&args);
@@ -326,13 +334,10 @@ static int history_plot(int argc, char **argv) {
       SELECTION_OPTIONS(&f.select),
       MAPP_OPTION_END};
   verb_args args;
-  int status = verb_parse("history plot", "[FILTER...]",
-                          "Draw each configuration's figure of merit against commit (median and min-max of the\n"
-                          "repetitions, change points dashed) as OUT/history-CONFIG.{png,svg,dat,gp}.\n" FILTER_HELP,
-                          opts, 0, 64, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = check_filters(args.cli.positional, args.cli.positional_count);
-  f.words = args.cli.positional;
-  f.nwords = args.cli.positional_count;
+  int status = parse_filtered("history plot",
+                              "Draw each configuration's figure of merit against commit (median and min-max of the\n"
+                              "repetitions, change points dashed) as OUT/history-CONFIG.{png,svg,dat,gp}.\n" FILTER_HELP,
+                              opts, argc, argv, &args, &f);
   if (status == MAPP_OK && !args.help_shown) status = plot(db, out, format, &f);
   filter_free(&f);
   verb_args_free(&args);
@@ -350,14 +355,11 @@ static int history_check(int argc, char **argv) {
       SELECTION_OPTIONS(&f.select),
       MAPP_OPTION_END};
   verb_args args;
-  int status = verb_parse("history check", "[FILTER...]",
-                          "Find the change points of every configuration's series (E-Divisive means with a\n"
-                          "permutation test, p <= 0.01) and exit 1 naming each configuration and the first\n"
-                          "revision of a step that lowers its figure of merit by --threshold percent or more.\n" FILTER_HELP,
-                          opts, 0, 64, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = check_filters(args.cli.positional, args.cli.positional_count);
-  f.words = args.cli.positional;
-  f.nwords = args.cli.positional_count;
+  int status = parse_filtered("history check",
+                              "Find the change points of every configuration's series (E-Divisive means with a\n"
+                              "permutation test, p <= 0.01) and exit 1 naming each configuration and the first\n"
+                              "revision of a step that lowers its figure of merit by --threshold percent or more.\n" FILTER_HELP,
+                              opts, argc, argv, &args, &f);
   if (status == MAPP_OK && !args.help_shown) status = check(db, threshold, &f);
   filter_free(&f);
   verb_args_free(&args);
