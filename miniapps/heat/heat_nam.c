@@ -1,5 +1,7 @@
-/* The NAM region: a file mapped into memory and exposed as an MPI window
- * (writer), and its validating reader. Layout and guarantees: heat_nam.h. */
+/* The NAM region's writer: a file mapped into memory and exposed as an MPI
+ * window, each rank putting its blocks of a snapshot into its subregion.
+ * The reader is heat_nam_reader.c; layout and guarantees: heat_nam.h and
+ * heat_nam_layout.h. */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include "heat_nam.h"
 
@@ -14,22 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* Subregions start at multiples of this, so each rank maps only its own
- * (mmap offsets must be page multiples; 64 KiB covers every page size). */
-#define HEAT_NAM_ALIGN 65536u
-
-/* A rank's part of a snapshot: its rows, cut into blocks (layout below). */
-typedef struct {
-  long rows, cols, block_rows, block_cols;
-  long nbc, blocks; /* block columns, blocks */
-} part_shape;
-
-/* Block b of a part: its cells relative to the part's first interior cell,
- * and `at`, its offset in doubles in the part's snapshot. */
-typedef struct {
-  long row0, rows, col0, cols;
-  size_t at;
-} part_block;
+#include "heat_nam_layout.h"
 
 struct heat_nam {
   MPI_Comm comm;
@@ -46,53 +33,6 @@ struct heat_nam {
   double *stage;    /* one snapshot in the slot's layout: the puts' origin */
   uLong *crcs;      /* capacity x blocks: CRC-32 of each block as put */
 };
-
-static uint64_t align_up(uint64_t x) { return (x + HEAT_NAM_ALIGN - 1) / HEAT_NAM_ALIGN * HEAT_NAM_ALIGN; }
-
-static uint64_t header_area(uint64_t nranks, uint64_t capacity) {
-  return sizeof(heat_nam_header) + nranks * sizeof(heat_nam_share) + capacity * sizeof(heat_nam_snapshot);
-}
-
-/* CRC-32 of the header area with its header_crc field taken as zero. */
-static uint64_t header_checksum(const unsigned char *area, size_t len) {
-  static const unsigned char zero[sizeof(uint64_t)];
-  size_t at = offsetof(heat_nam_header, header_crc);
-  uLong crc = crc32_z(0, area, at);
-  crc = crc32_z(crc, zero, sizeof zero);
-  return crc32_z(crc, area + at + sizeof zero, len - at - sizeof zero);
-}
-
-/* ------------------------------------------------- a rank's part, by block */
-
-/* The blocks of a rank's part (its rows of the grid), in block order (block
- * rows top down, left to right in each). In a snapshot each block is
- * contiguous and row-major, at the offset where the blocks before it end,
- * so a block row of `rows` rows holds rows x cols doubles and block (i, j)
- * starts at row0 x cols + rows x col0. Writer and reader both place blocks
- * with part_block, the one place the layout lives. */
-static part_shape shape_of(uint64_t rows, uint64_t cols, uint64_t block_rows, uint64_t block_cols) {
-  part_shape p = {.rows = (long)rows, .cols = (long)cols, .block_rows = (long)block_rows,
-                  .block_cols = (long)block_cols};
-  p.nbc = (p.cols + p.block_cols - 1) / p.block_cols;
-  p.blocks = (p.rows + p.block_rows - 1) / p.block_rows * p.nbc;
-  return p;
-}
-
-static part_block block_of(const part_shape *p, long b) {
-  part_block k = {.row0 = b / p->nbc * p->block_rows, .col0 = b % p->nbc * p->block_cols};
-  k.rows = p->rows - k.row0 < p->block_rows ? p->rows - k.row0 : p->block_rows;
-  k.cols = p->cols - k.col0 < p->block_cols ? p->cols - k.col0 : p->block_cols;
-  k.at = (size_t)(k.row0 * p->cols + k.rows * k.col0);
-  return k;
-}
-
-/* The block's rows between two row strides: the writer packs a block of
- * the grid (stride cols + 2) into its snapshot place (stride k->cols), the
- * reader unpacks it into the frame. */
-static void copy_block(const part_block *k, double *dst, long dst_stride, const double *src, long src_stride) {
-  for (long r = 0; r < k->rows; ++r)
-    memcpy(dst + r * dst_stride, src + r * src_stride, (size_t)k->cols * sizeof(double));
-}
 
 /* ---------------------------------------------------------------- writer */
 
@@ -111,7 +51,7 @@ static int plan_layout(const heat_domain *d, long every, heat_nam_header *h, hea
     double v[4] = {src->row, src->col, src->range, src->temperature};
     memcpy(h->sources[s], v, sizeof v);
   }
-  h->header_bytes = align_up(header_area(h->nranks, h->capacity));
+  h->header_bytes = nam_align_up(nam_header_area(h->nranks, h->capacity));
   uint64_t offset = h->header_bytes;
   for (int r = 0; r < d->nranks; ++r) {
     mapp_row_share share;
@@ -119,7 +59,7 @@ static int plan_layout(const heat_domain *d, long every, heat_nam_header *h, hea
     uint64_t used = (uint64_t)share.cells.count * h->cols * sizeof(double) * h->capacity;
     shares[r] = (heat_nam_share){.first_row = (uint64_t)share.cells.first,
                                  .row_count = (uint64_t)share.cells.count, .offset = offset,
-                                 .bytes = align_up(used)};
+                                 .bytes = nam_align_up(used)};
     offset += shares[r].bytes;
   }
   h->file_bytes = offset;
@@ -179,7 +119,7 @@ static int create_file(const char *path, const heat_nam_header *h, const heat_na
   memcpy(n->head, h, sizeof *h);
   memcpy(n->head + sizeof *h, shares, h->nranks * sizeof *shares);
   heat_nam_header *live = (heat_nam_header *)n->head;
-  live->header_crc = header_checksum(n->head, header_area(h->nranks, h->capacity));
+  live->header_crc = nam_header_checksum(n->head, nam_header_area(h->nranks, h->capacity));
   return sync_map(n->head, n->head_bytes, "header");
 }
 
@@ -252,7 +192,7 @@ int heat_nam_create(const char *path, const heat_domain *d, long every, heat_nam
   *n = (heat_nam){.comm = d->comm, .rank = d->rank, .nranks = d->nranks, .win = MPI_WIN_NULL,
                   .every = every, .capacity = d->cfg.steps / every,
                   .slot_elems = d->local_rows * d->cfg.cols,
-                  .part = shape_of((uint64_t)d->local_rows, (uint64_t)d->cfg.cols, (uint64_t)d->cfg.block_rows,
+                  .part = nam_shape_of((uint64_t)d->local_rows, (uint64_t)d->cfg.cols, (uint64_t)d->cfg.block_rows,
                                    (uint64_t)d->cfg.block_cols)};
   int status = setup(n, path, d, every);
   if (status != MAPP_OK) {
@@ -287,8 +227,8 @@ static double *grid_cells(const heat_domain *d, const part_block *k) {
 }
 
 void heat_nam_stage_block(heat_nam *n, const heat_domain *d, long b) {
-  part_block k = block_of(&n->part, b);
-  copy_block(&k, n->stage + k.at, k.cols, grid_cells(d, &k), d->stride);
+  part_block k = nam_block_of(&n->part, b);
+  nam_copy_block(&k, n->stage + k.at, k.cols, grid_cells(d, &k), d->stride);
 }
 
 /* The checksum comes from the staged copy while it is in cache, not from a
@@ -299,7 +239,7 @@ void heat_nam_stage_block(heat_nam *n, const heat_domain *d, long b) {
  * per 8 MiB snapshot), so packing it first (copy-out) and putting it whole
  * costs less than one strided put. */
 int heat_nam_put_block(heat_nam *n, long slot, long b, MPI_Request *req) {
-  part_block k = block_of(&n->part, b);
+  part_block k = nam_block_of(&n->part, b);
   const double *origin = n->stage + k.at;
   int count = (int)(k.rows * k.cols);
   n->crcs[slot * n->part.blocks + b] = crc32_z(0, (const unsigned char *)origin, (size_t)count * sizeof(double));
@@ -353,7 +293,7 @@ static int publish(heat_nam *n, const uint32_t *crcs) {
   }
   MAPP_TRY(sync_map(n->head, n->head_bytes, "snapshot table"));
   h->saved = (uint64_t)n->count;
-  h->header_crc = header_checksum(n->head, header_area(h->nranks, h->capacity));
+  h->header_crc = nam_header_checksum(n->head, nam_header_area(h->nranks, h->capacity));
   return sync_map(n->head, n->head_bytes, "header");
 }
 
@@ -363,7 +303,7 @@ static uint32_t slot_checksum(const heat_nam *n, long s) {
   const uLong *block_crc = n->crcs + s * n->part.blocks;
   uLong crc = 0;
   for (long b = 0; b < n->part.blocks; ++b) {
-    part_block k = block_of(&n->part, b);
+    part_block k = nam_block_of(&n->part, b);
     crc = crc32_combine(crc, block_crc[b], (z_off_t)((size_t)(k.rows * k.cols) * sizeof(double)));
   }
   return (uint32_t)crc;
@@ -384,120 +324,4 @@ int heat_nam_finish(heat_nam *n) {
   free(mine);
   free(all);
   return agree_status(n->comm, status);
-}
-
-/* ---------------------------------------------------------------- reader */
-
-static int check_header(const heat_nam_region *r, const char *path) {
-  const heat_nam_header *h = &r->h;
-  if (memcmp(h->magic, HEAT_NAM_MAGIC, sizeof h->magic) != 0)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' is not a mapp NAM region (bad magic)", path);
-  if (h->version != HEAT_NAM_VERSION)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' is NAM region version %llu, this build reads %d", path,
-                     (unsigned long long)h->version, HEAT_NAM_VERSION);
-  bool sane = h->rows >= 1 && h->cols >= 1 && h->rows < (1ull << 40) && h->cols < (1ull << 40) &&
-              h->nranks >= 1 && h->nranks <= h->rows && h->capacity >= 1 && h->capacity <= h->steps &&
-              h->capacity < (1ull << 32) && h->nsources <= HEAT_MAX_SOURCES &&
-              h->header_bytes == align_up(header_area(h->nranks, h->capacity));
-  if (!sane) return mapp_fail(MAPP_ERR_INPUT, "'%s': the NAM region header is corrupted", path);
-  if (r->bytes < h->header_bytes || r->bytes < h->file_bytes)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' is truncated: %zu bytes, its header says %llu", path, r->bytes,
-                     (unsigned long long)(h->file_bytes > h->header_bytes ? h->file_bytes : h->header_bytes));
-  if (header_checksum(r->map, header_area(h->nranks, h->capacity)) != h->header_crc)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s': the NAM region header fails its checksum", path);
-  if (h->saved == 0)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' holds no complete snapshot (the run writing it did not finish)", path);
-  if (h->saved > h->capacity)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' claims %llu snapshots in %llu slots", path,
-                     (unsigned long long)h->saved, (unsigned long long)h->capacity);
-  return MAPP_OK;
-}
-
-/* The ranks' rows tile the grid in order and their subregions hold them. */
-static int check_shares(const heat_nam_region *r, const char *path) {
-  const heat_nam_header *h = &r->h;
-  uint64_t next_row = 0;
-  for (uint64_t k = 0; k < h->nranks; ++k) {
-    const heat_nam_share *s = &r->shares[k];
-    bool ok = s->first_row == next_row && s->row_count >= 1 &&
-              s->bytes >= s->row_count * h->cols * sizeof(double) * h->capacity &&
-              s->offset >= h->header_bytes && s->offset + s->bytes <= h->file_bytes;
-    if (!ok) return mapp_fail(MAPP_ERR_INPUT, "'%s': the share of rank %llu is corrupted", path, (unsigned long long)k);
-    next_row += s->row_count;
-  }
-  if (next_row != h->rows)
-    return mapp_fail(MAPP_ERR_INPUT, "'%s': the ranks' rows cover %llu of %llu rows", path,
-                     (unsigned long long)next_row, (unsigned long long)h->rows);
-  return MAPP_OK;
-}
-
-int heat_nam_open(const char *path, heat_nam_region *r) {
-  *r = (heat_nam_region){0};
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot open NAM region '%s': %s", path, strerror(errno));
-  struct stat st;
-  int err = fstat(fd, &st) != 0 ? errno : 0;
-  if (!err && (size_t)st.st_size < sizeof r->h) {
-    close(fd);
-    return mapp_fail(MAPP_ERR_INPUT, "'%s' is truncated: %lld bytes, smaller than a NAM region header", path,
-                     (long long)st.st_size);
-  }
-  void *map = err ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED && !err) err = errno;
-  close(fd);
-  if (err) return mapp_fail(MAPP_ERR_INPUT, "cannot read NAM region '%s': %s", path, strerror(err));
-  r->map = map;
-  r->bytes = (size_t)st.st_size;
-  memcpy(&r->h, r->map, sizeof r->h);
-  int status = check_header(r, path);
-  if (status == MAPP_OK) {
-    r->shares = (const heat_nam_share *)(r->map + sizeof r->h);
-    r->snapshots = (const heat_nam_snapshot *)(r->shares + r->h.nranks);
-    status = check_shares(r, path);
-  }
-  if (status != MAPP_OK) heat_nam_close(r);
-  return status;
-}
-
-void heat_nam_close(heat_nam_region *r) {
-  if (r->map) munmap((void *)r->map, r->bytes);
-  r->map = NULL;
-}
-
-void heat_nam_config(const heat_nam_region *r, heat_config *cfg) {
-  const heat_nam_header *h = &r->h;
-  *cfg = (heat_config){.rows = (long)h->rows, .cols = (long)h->cols, .block_rows = (long)h->block_rows,
-                       .block_cols = (long)h->block_cols, .steps = (long)h->steps, .nsources = (int)h->nsources};
-  for (int s = 0; s < cfg->nsources; ++s)
-    cfg->sources[s] = (heat_source){.row = h->sources[s][0], .col = h->sources[s][1],
-                                    .range = h->sources[s][2], .temperature = h->sources[s][3]};
-}
-
-int heat_nam_frame(const heat_nam_region *r, long s, double *matrix) {
-  heat_config cfg;
-  heat_nam_config(r, &cfg);
-  long width = cfg.cols + 2;
-  for (long gr = 0; gr < cfg.rows + 2; ++gr) {
-    bool edge = gr == 0 || gr == cfg.rows + 1;
-    for (long gc = 0; gc < width; gc += edge ? 1 : width - 1)
-      matrix[gr * width + gc] = heat_boundary_value(&cfg, gr, gc);
-  }
-  /* The snapshot's CRC is over the ranks' parts in rank order, as stored:
-   * one running CRC over them. */
-  uLong crc = 0;
-  for (uint64_t k = 0; k < r->h.nranks; ++k) {
-    const heat_nam_share *sh = &r->shares[k];
-    part_shape p = shape_of(sh->row_count, r->h.cols, r->h.block_rows, r->h.block_cols);
-    const double *part = (const double *)(r->map + sh->offset) + (size_t)s * sh->row_count * r->h.cols;
-    crc = crc32_z(crc, (const unsigned char *)part, sh->row_count * r->h.cols * sizeof(double));
-    double *cells = matrix + (long)(sh->first_row + 1) * width + 1;
-    for (long b = 0; b < p.blocks; ++b) {
-      part_block blk = block_of(&p, b);
-      copy_block(&blk, cells + blk.row0 * width + blk.col0, width, part + blk.at, blk.cols);
-    }
-  }
-  if (crc != r->snapshots[s].crc)
-    return mapp_fail(MAPP_ERR_INPUT, "snapshot %ld (timestep %llu) fails its checksum: the region is corrupted", s,
-                     (unsigned long long)r->snapshots[s].timestep);
-  return MAPP_OK;
 }
