@@ -363,8 +363,11 @@ write_json() {
 
 main() {
   parse_args "$@"
+  # the device first: without a GPU the answer is 77, bundle or not
+  bin=${MAPP_BIN_DIR:-}
+  if [ "$cpu" = 0 ]; then require_device; fi
   locate
-  if [ "$cpu" = 1 ]; then describe_host; else require_device; fi
+  if [ "$cpu" = 1 ]; then describe_host; fi
   if [ "$probe_only" = 1 ]; then echo "$dev_name, $dev_sms SMs"; exit 0; fi
   mkdir -p "$out" || die "cannot create $out"
   out=$(cd "$out" && pwd)
