@@ -15,6 +15,19 @@
  *   handoff/spin_us:S  one task launched and waited for by the host: the
  *       round trip through a sleeping (S = 0: futex) or a
  *       spinning worker;
+ *   launch/empty/workers:N  a one-op subgraph (an empty task) instantiated
+ *       and waited for, one at a time: ns per launch, launch to finish;
+ *   launch/stencil_1d_w2_gs1/workers:N  Task Bench stencil_1d, width 2,
+ *       K = 0, one timestep per instantiation (what an application that
+ *       replays one iteration per launch pays), 64 in flight (the app's
+ *       default at graph-steps 1): ns per instantiation;
+ *   launch/eager_chunk/workers:N  the eager variant at the same shape: ns
+ *       per chunk (its launches, the merge that closes it, the host's wait);
+ *   copy/{memcpy,planned,eager}/bytes:B  ns per copy of B bytes (0, 1 KiB,
+ *       64 KiB), 256 copies from one source to distinct destinations:
+ *       memcpy in a loop, a replayed subgraph of 256 copy ops planned at
+ *       compile, 256 sg_launch_copy; copy/task_op: the same subgraph with
+ *       empty tasks for ops (what a copy op costs over a task op);
  *   replay/cuda/VARIANT/PATTERN  the CUDA variants at the replay rows'
  *       shape: ns_per_task from the device run alone (no setup, no
  *       capture), launch_us the host's cost of launching one replay
@@ -22,6 +35,9 @@
  *       record), update_us the replay's parameter updates (the base
  *       timestep in every kernel node), prepare_ms the capture and
  *       instantiation; only where a device is.
+ * And the anchors: machine/core_round_trip (what a hand-off between
+ * workers, or between the host and a worker, is bound by) and stream/triad
+ * (what the large copies are bound by).
  * Timings are wall clock; compare ratios from one run. */
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +47,7 @@
 #include "mapp_backend.h"
 #include "mapp_bench.h"
 #include "mapp_latency.h"
+#include "mapp_stream.h"
 #include "subgraph.h"
 
 /* ---------------------------------------------------------- replay */
@@ -224,10 +241,163 @@ static void bm_handoff(mapp_bench_state *bs, void *arg) {
   sg_runtime_destroy(rt);
 }
 
+/* ---------------------------------------------------------- launch */
+
+/* Launch to finish of a one-op subgraph, one instantiation at a time. */
+static void bm_launch_empty(mapp_bench_state *bs, void *arg) {
+  int workers = *(const int *)arg;
+  sg_runtime *rt = NULL;
+  sg_subgraph *sg = NULL;
+  static const int cpus[2] = {1, 0}; /* the workers on their own CPUs, as the app pins them */
+  sg_config cfg = {.workers = workers, .spin_us = 100, .cpus = cpus};
+  sg_op_def op = {.name = "empty", .kind = SG_OP_TASK, .affinity = -1, .fn = nothing};
+  sg_graph_def def = {.name = "launch", .ops = &op, .nops = 1};
+  int status = sg_runtime_create(&cfg, &rt);
+  if (status == MAPP_OK) status = sg_subgraph_create(rt, &def, &sg);
+  if (status == MAPP_OK) status = sg_subgraph_compile(sg);
+  sg_event finish;
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) {
+    status = sg_subgraph_instantiate(sg, NULL, 0, SG_NO_EVENT, NULL, NULL, &finish);
+    if (status == MAPP_OK) status = sg_event_wait(rt, finish);
+  }
+  if (status != MAPP_OK) mapp_bench_skip_with_error(bs, mapp_error_message());
+  else
+    mapp_bench_set_counter(bs, "ns_per_launch", (double)mapp_bench_iterations(bs) * 1e-9,
+                           MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+  sg_subgraph_destroy(sg);
+  sg_runtime_destroy(rt);
+}
+
+/* A Task Bench run whose counter is ns per launch (instantiation or chunk). */
+static void bm_launch_steps(mapp_bench_state *bs, void *arg) {
+  const replay_case *rc = arg;
+  tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
+                   .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
+                   .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
+                   .run_ahead = rc->run_ahead, .pin = true};
+  tb_state *st = NULL;
+  int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
+  if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st);
+  while (status == MAPP_OK && mapp_bench_keep_running(bs))
+    status = rc->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
+  if (status != MAPP_OK) mapp_bench_skip_with_error(bs, mapp_error_message());
+  else {
+    double launches = (double)mapp_bench_iterations(bs) * (double)(cfg.steps / cfg.graph_steps);
+    mapp_bench_set_counter(bs, "ns_per_launch", launches * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+    report_tasks(bs, status, &cfg);
+  }
+  if (st) tb_subgraph_release(st);
+  tb_state_destroy(st);
+}
+
+/* ---------------------------------------------------------- copies */
+
+#define COPIES 256
+
+typedef enum { COPY_MEMCPY, COPY_PLANNED, COPY_EAGER, COPY_TASK_OP } copy_path;
+
+typedef struct {
+  char name[64];
+  copy_path path;
+  long bytes;
+} copy_case;
+
+/* One pass of COPIES copies of bytes, from src to dst + i * bytes, on the path. */
+static int copy_pass(sg_runtime *rt, sg_subgraph *sg, copy_path path, const sg_copy_desc *descs, sg_event *evs) {
+  sg_event done;
+  switch (path) {
+  case COPY_MEMCPY:
+    for (int i = 0; i < COPIES; ++i) memcpy(descs[i].dst, descs[i].src, descs[i].row_bytes);
+    return MAPP_OK;
+  case COPY_EAGER:
+    for (int i = 0; i < COPIES; ++i) MAPP_TRY(sg_launch_copy(rt, &descs[i], NULL, 0, &evs[i]));
+    MAPP_TRY(sg_event_merge(rt, evs, COPIES, &done));
+    return sg_event_wait(rt, done);
+  case COPY_PLANNED:
+  case COPY_TASK_OP:
+    MAPP_TRY(sg_subgraph_instantiate(sg, NULL, 0, SG_NO_EVENT, NULL, NULL, &done));
+    return sg_event_wait(rt, done);
+  }
+  return MAPP_OK;
+}
+
+/* The subgraph of COPIES copy ops (or empty task ops), no edges, one worker. */
+static int copy_graph(sg_runtime *rt, copy_path path, const sg_copy_desc *descs, sg_subgraph **out) {
+  static sg_op_def ops[COPIES];
+  for (int i = 0; i < COPIES; ++i)
+    ops[i] = path == COPY_TASK_OP ? (sg_op_def){.name = "task", .kind = SG_OP_TASK, .affinity = 0, .fn = nothing}
+                                  : (sg_op_def){.name = "copy", .kind = SG_OP_COPY, .affinity = 0, .copy = descs[i]};
+  sg_graph_def def = {.name = "copies", .ops = ops, .nops = COPIES};
+  MAPP_TRY(sg_subgraph_create(rt, &def, out));
+  return sg_subgraph_compile(*out);
+}
+
+static void bm_copy(mapp_bench_state *bs, void *arg) {
+  const copy_case *cc = arg;
+  size_t bytes = (size_t)cc->bytes;
+  unsigned char *src = malloc(bytes + 1), *dst = malloc(bytes * COPIES + 1);
+  static sg_copy_desc descs[COPIES];
+  static sg_event evs[COPIES];
+  sg_runtime *rt = NULL;
+  sg_subgraph *sg = NULL;
+  sg_config cfg = {.workers = 1, .spin_us = 100};
+  int status = src && dst ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory for the copy buffers");
+  if (status == MAPP_OK) {
+    memset(src, 1, bytes + 1), memset(dst, 0, bytes * COPIES + 1); /* touched before timing */
+    for (int i = 0; i < COPIES; ++i)
+      descs[i] = (sg_copy_desc){.dst = dst + (size_t)i * bytes, .src = src, .row_bytes = bytes, .rows = 1};
+    status = sg_runtime_create(&cfg, &rt);
+  }
+  if (status == MAPP_OK && (cc->path == COPY_PLANNED || cc->path == COPY_TASK_OP))
+    status = copy_graph(rt, cc->path, descs, &sg);
+  while (status == MAPP_OK && mapp_bench_keep_running(bs)) status = copy_pass(rt, sg, cc->path, descs, evs);
+  if (status != MAPP_OK) mapp_bench_skip_with_error(bs, mapp_error_message());
+  else {
+    double copies = (double)mapp_bench_iterations(bs) * COPIES;
+    mapp_bench_set_counter(bs, "ns_per_copy", copies * 1e-9, MAPP_BENCH_COUNTER_RATE | MAPP_BENCH_COUNTER_INVERT);
+    mapp_bench_set_bytes_processed(bs, (int64_t)(copies * (double)bytes));
+  }
+  sg_subgraph_destroy(sg);
+  sg_runtime_destroy(rt);
+  free(src), free(dst);
+}
+
+static int register_launch_and_copies(replay_case *cases, int *n, const mapp_bench_options *opt) {
+  static int workers[2] = {1, 2};
+  static char empty_names[2][48];
+  for (int w = 0; w < 2; ++w) {
+    snprintf(empty_names[w], sizeof empty_names[w], "launch/empty/workers:%d", workers[w]);
+    MAPP_TRY(mapp_bench_register(empty_names[w], bm_launch_empty, &workers[w], opt));
+  }
+  for (int w = 1; w <= 2; ++w)
+    for (int v = TB_VARIANT_SUBGRAPH; v >= TB_VARIANT_EAGER; --v) {
+      replay_case *c = &cases[(*n)++];
+      *c = (replay_case){.variant = (tb_variant)v, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 1,
+                         .iterations = 0, .steps = 2048, .workers = w, .run_ahead = 64, .spin_us = 100};
+      snprintf(c->name, sizeof c->name, "launch/%s/workers:%d",
+               v == TB_VARIANT_SUBGRAPH ? "stencil_1d_w2_gs1" : "eager_chunk", w);
+      MAPP_TRY(mapp_bench_register(c->name, bm_launch_steps, c, opt));
+    }
+  static copy_case copies[10];
+  static const char *path_names[] = {"memcpy", "planned", "eager"};
+  static const long sizes[3] = {0, 1024, 65536};
+  int nc = 0;
+  for (int b = 0; b < 3; ++b)
+    for (int path = COPY_MEMCPY; path <= COPY_EAGER; ++path) {
+      copy_case *c = &copies[nc++];
+      *c = (copy_case){.path = (copy_path)path, .bytes = sizes[b]};
+      snprintf(c->name, sizeof c->name, "copy/%s/bytes:%ld", path_names[path], sizes[b]);
+      MAPP_TRY(mapp_bench_register(c->name, bm_copy, c, opt));
+    }
+  copies[nc] = (copy_case){.path = COPY_TASK_OP, .bytes = 0};
+  snprintf(copies[nc].name, sizeof copies[nc].name, "copy/task_op");
+  return mapp_bench_register(copies[nc].name, bm_copy, &copies[nc], opt);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  static replay_case cases[40];
+  static replay_case cases[48];
   static cost_case costs[5] = {{"eager_cost/event_create_trigger", COST_EVENT},
                                {"eager_cost/precondition_register_fire", COST_WAITER},
                                {"eager_cost/launch_queue_run_trigger", COST_QUEUE},
@@ -272,8 +442,10 @@ int main(int argc, char **argv) {
     snprintf(spin_names[i], sizeof spin_names[i], "handoff/spin_us:%ld", spins[i]);
     status = mapp_bench_register(spin_names[i], bm_handoff, &spins[i], &opt);
   }
+  if (status == MAPP_OK) status = register_launch_and_copies(cases, &n, &opt);
   if (status == MAPP_OK) status = register_cuda(cases, &n, patterns, &opt);
   if (status == MAPP_OK) status = mapp_latency_register(); /* what the replay's hand-offs are bound by */
+  if (status == MAPP_OK) status = mapp_stream_register(0); /* what the 64 KiB copies are bound by */
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   status = mapp_report_error("mapp-subgraph-bench", status);
   MPI_Finalize();

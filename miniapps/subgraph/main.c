@@ -13,11 +13,11 @@
 #define UNSET LONG_MIN
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph;
-  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max;
+  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, copy_bytes;
   bool interpolate, metg, break_dependence, no_pin;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .width = UNSET, .radix = UNSET,
           .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
-          .spin_us = 100, .run_ahead = 4, .scratch_bytes = 16384, .metg_max = 65536};
+          .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536};
 
 #define BIG (1L << 40)
 static const mapp_option options[] = {
@@ -43,10 +43,14 @@ static const mapp_option options[] = {
     {.name = "graph-steps", .kind = MAPP_OPT_LONG, .dest = &args.graph_steps, .min = -BIG, .max = BIG,
      .default_text = "from --size: 8 tiny, 64 others (lowered to divide --steps)",
      .help = "timesteps per recorded subgraph (and per eager chunk)"},
-    {.name = "run-ahead", .kind = MAPP_OPT_LONG, .dest = &args.run_ahead, .min = 1, .max = 1024,
+    {.name = "run-ahead", .kind = MAPP_OPT_LONG, .dest = &args.run_ahead, .min = -BIG, .max = 1024,
+     .default_text = "64 timesteps in flight: max(4, 64 / graph-steps)",
      .help = "instantiations (chunks) in flight; 1: one at a time"},
     {.name = "chain", .kind = MAPP_OPT_CHOICE, .dest = &args.chain, .choices = "ports|finish",
      .help = "subgraph: chain instantiations point by point (ports) or by the finish event"},
+    {.name = "copy-bytes", .kind = MAPP_OPT_LONG, .dest = &args.copy_bytes, .min = -BIG, .max = 1L << 30,
+     .help = "each dependence on another point of the rank becomes a copy op of this many bytes from the "
+             "producer's output buffer to the consumer's input buffer, checked by the consumer (0: none)"},
     {.name = "interpolate", .kind = MAPP_OPT_FLAG, .dest = &args.interpolate,
      .help = "subgraph: patch the base timestep into every op per instantiation"},
     {.name = "metg", .kind = MAPP_OPT_FLAG, .dest = &args.metg,
@@ -71,6 +75,11 @@ static int resolve_workers(const mapp_run *run, long *workers) {
   if (*workers < 1 || *workers > SG_MAX_WORKERS)
     return mapp_fail(MAPP_ERR_INPUT, "--workers: %ld is outside [1, %d]", *workers, SG_MAX_WORKERS);
   return MAPP_OK;
+}
+
+static long default_run_ahead(long graph_steps) {
+  long launches = (64 + graph_steps - 1) / graph_steps;
+  return launches > 4 ? launches : 4;
 }
 
 /* The driver reads --steps 0 as "the size's default"; here it is refused. */
@@ -110,10 +119,13 @@ static int setup(mapp_run *run, void **state) {
   cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
   if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;
-  cfg->run_ahead = (int)args.run_ahead;
+  /* Launches in flight by timesteps: at one timestep per launch, 4 in
+   * flight left the host sleeping and woken every other launch. */
+  cfg->run_ahead = (int)(args.run_ahead != UNSET ? args.run_ahead : default_run_ahead(cfg->graph_steps));
   cfg->interpolate = args.interpolate;
   cfg->chain_finish = !strcmp(args.chain, "finish");
   cfg->break_dependence = args.break_dependence;
+  cfg->copy_bytes = args.copy_bytes;
   MAPP_TRY(tb_config_check(cfg, run->mpi.nranks));
   /* The answer depends on the pattern, its radix, the width and the steps
    * only: K, kernel, workers, graph-steps, run-ahead, chaining and

@@ -195,5 +195,11 @@ long sg_now_ns(void);
 
 /* The copy kernel both paths run (a plan: contiguous runs collapse to one memcpy). */
 void sg_copy_run(const sg_copy_desc *c);
+/* Plans a copy in place: a strided copy whose rows are adjacent on both
+ * sides becomes one run. Compile plans every copy op once; an
+ * instantiation plans again only the copies its interpolations patched,
+ * from their unplanned descriptors (a plan made for other addresses or
+ * strides would be wrong). */
+void sg_copy_plan(sg_copy_desc *c);
 
 #endif

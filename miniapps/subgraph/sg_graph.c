@@ -1,9 +1,11 @@
 /* The subgraph path: a definition compiled once to static per-worker
  * schedules and replayed (the seed's SubgraphImpl). What an instantiation
- * costs: one allocation, the argument block and the patched payloads
- * copied, the countdown counters reset, one event per postcondition port
- * and one finish event. Per op: no event, no queue, no lock; an atomic
- * decrement only where an edge crosses workers.
+ * costs: a block taken from the subgraph's list of ended ones (allocated
+ * only when the list is empty), the argument block and the patched
+ * payloads copied, the countdown counters reset, its events (one per
+ * postcondition port, one finish) re-armed in their reserved slots. Per
+ * op: no event, no queue, no lock; an atomic decrement only where an edge
+ * crosses workers.
  *
  * Here: the definition copied in, the subgraph's life and the replay.
  * Compiling it (checks, order, schedules, counters, the instance layout) is
@@ -17,7 +19,17 @@
 
 void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b);
 
+static void free_ended_blocks(sg_subgraph *sg) {
+  for (sg_instance *inst = sg->free_blocks, *next; inst; inst = next) {
+    next = inst->next_free;
+    sg_event_unreserve(sg->rt, inst->finish);
+    for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(sg->rt, inst->post[p]);
+    free(inst);
+  }
+}
+
 static void subgraph_free(sg_subgraph *sg) {
+  free_ended_blocks(sg);
   for (int i = 0; sg->ops && i < sg->nops; ++i) free(sg->ops[i].name);
   free(sg->ops);
   free(sg->name);
@@ -34,6 +46,7 @@ static void subgraph_free(sg_subgraph *sg) {
   free(sg->port_first);
   free(sg->port_counters);
   free(sg->patch_image);
+  free(sg->replan);
   free(sg);
 }
 
@@ -109,9 +122,13 @@ int sg_subgraph_create(sg_runtime *rt, const sg_graph_def *def, sg_subgraph **ou
   *out = NULL;
   if (sg_tls_running) return sg_contract_violation(rt, "sg_subgraph_create");
   sg_subgraph *sg;
-  MAPP_TRY(mapp_calloc((void **)&sg, 1, sizeof *sg, "a subgraph"));
+  size_t bytes = (sizeof *sg + 63) & ~(size_t)63; /* its launch fields on a line of their own */
+  sg = aligned_alloc(64, bytes);
+  if (!sg) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating a subgraph");
+  memset(sg, 0, bytes);
   sg->rt = rt;
   atomic_init(&sg->refs, 1);
+  atomic_flag_clear(&sg->free_lock);
   sg->name = strdup(def->name ? def->name : "subgraph");
   int status = sg->name ? copy_definition(sg, def) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory naming a subgraph");
   if (status != MAPP_OK) {
@@ -124,11 +141,53 @@ int sg_subgraph_create(sg_runtime *rt, const sg_graph_def *def, sg_subgraph **ou
 
 /* ------------------------------------------------------------ replay */
 
+static inline void blocks_lock(sg_subgraph *sg) {
+  while (atomic_flag_test_and_set_explicit(&sg->free_lock, memory_order_acquire)) sg_cpu_relax();
+}
+static inline void blocks_unlock(sg_subgraph *sg) { atomic_flag_clear_explicit(&sg->free_lock, memory_order_release); }
+
+/* The last reference: the block goes back to the subgraph for reuse. */
 static void instance_release(sg_instance *inst) {
   if (atomic_fetch_sub_explicit(&inst->refs, 1, memory_order_acq_rel) != 1) return;
   sg_subgraph *sg = inst->sg;
-  free(inst);
+  blocks_lock(sg);
+  inst->next_free = sg->free_blocks;
+  sg->free_blocks = inst;
+  blocks_unlock(sg);
   subgraph_release(sg);
+}
+
+/* A block for a new instantiation: a reused one (its events re-armed) or a
+ * fresh one (its events reserved); NULL when out of memory or events. */
+static sg_instance *instance_block(sg_subgraph *sg) {
+  blocks_lock(sg);
+  sg_instance *inst = sg->free_blocks;
+  if (inst) sg->free_blocks = inst->next_free;
+  blocks_unlock(sg);
+  sg_runtime *rt = sg->rt;
+  if (inst) {
+    inst->finish = sg_event_rearm(rt, inst->finish);
+    for (int p = 0; p < sg->npost; ++p) inst->post[p] = sg_event_rearm(rt, inst->post[p]);
+    return inst;
+  }
+  unsigned char *mem = aligned_alloc(64, (sg->inst_bytes + 63) & ~(size_t)63); /* counters on their own lines */
+  if (!mem) return NULL;
+  inst = (sg_instance *)mem;
+  inst->sg = sg;
+  inst->items = (sg_item *)(mem + sg->off_items);
+  inst->port_waiters = (port_waiter *)(mem + sg->off_waiters);
+  inst->counters = (sg_counter *)(mem + sg->off_counters);
+  inst->post = (sg_event *)(mem + sg->off_post);
+  inst->args = mem + sg->off_args;
+  inst->patched = mem + sg->off_patched;
+  inst->finish = sg_event_reserve(rt);
+  int ok = inst->finish != SG_NO_EVENT;
+  for (int p = 0; p < sg->npost; ++p) ok &= (inst->post[p] = sg_event_reserve(rt)) != SG_NO_EVENT;
+  if (ok) return inst;
+  sg_event_unreserve(rt, inst->finish);
+  for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(rt, inst->post[p]);
+  free(mem);
+  return NULL;
 }
 
 static void resume_counter(sg_runtime *rt, sg_instance *inst, int counter) {
@@ -248,16 +307,10 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
   if ((sg->npre && !pre) || (sg->npost && !post))
     return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s' has %d pre- and %d postcondition ports: arrays needed", sg->name,
                      sg->npre, sg->npost);
-  unsigned char *mem = aligned_alloc(64, (sg->inst_bytes + 63) & ~(size_t)63); /* counters on their own lines */
-  if (!mem) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory instantiating '%s' (%zu bytes)", sg->name, sg->inst_bytes);
-  sg_instance *inst = (sg_instance *)mem;
-  inst->sg = sg;
-  inst->items = (sg_item *)(mem + sg->off_items);
-  inst->port_waiters = (port_waiter *)(mem + sg->off_waiters);
-  inst->counters = (sg_counter *)(mem + sg->off_counters);
-  inst->post = (sg_event *)(mem + sg->off_post);
-  inst->args = mem + sg->off_args;
-  inst->patched = mem + sg->off_patched;
+  sg_instance *inst = instance_block(sg);
+  if (!inst)
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory or event slots instantiating '%s' (%zu bytes)", sg->name,
+                     sg->inst_bytes);
   if (size) memcpy(inst->args, args, size);
   if (sg->patch_bytes) {
     memcpy(inst->patched, sg->patch_image, sg->patch_bytes);
@@ -265,18 +318,13 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
       const sg_interp_def *d = &sg->interps[i];
       memcpy(inst->patched + sg->ops[d->op].patched_off + d->op_offset, inst->args + d->arg_offset, d->size);
     }
+    for (int i = 0; i < sg->nreplan; ++i) sg_copy_plan((sg_copy_desc *)(inst->patched + sg->replan[i]));
   }
   for (int c = 0; c < sg->ncounters; ++c) atomic_init(&inst->counters[c].value, sg->counter_init[c]);
   uint64_t seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed) + 1;
   for (int w = 0; w < rt->nworkers; ++w)
     inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0, .resume = 0};
-  inst->finish = sg_event_alloc(rt);
-  int ok = inst->finish != SG_NO_EVENT;
-  for (int p = 0; p < sg->npost; ++p) ok &= (post[p] = inst->post[p] = sg_event_alloc(rt)) != SG_NO_EVENT;
-  if (!ok) {
-    free(mem);
-    return mapp_fail(MAPP_ERR_SYSTEM, "out of event slots instantiating '%s'", sg->name);
-  }
+  for (int p = 0; p < sg->npost; ++p) post[p] = inst->post[p];
   *finish = inst->finish;
   atomic_init(&inst->finish_left, sg->nactive);
   atomic_init(&inst->refs, 1 + sg->npre + 1);

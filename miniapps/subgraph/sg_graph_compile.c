@@ -194,32 +194,35 @@ static int plan_ports(sg_subgraph *sg) {
   return MAPP_OK;
 }
 
-/* Copies planned once: a strided copy whose rows are adjacent is one run.
- * Ops that interpolations patch get a slot in a contiguous image that an
- * instantiation copies with one memcpy before patching. */
+/* Ops that interpolations patch get a slot in a contiguous image that an
+ * instantiation copies with one memcpy and patches, on the host, in
+ * parallel with the workers running the previous instantiations (measured
+ * faster than patching on the worker, which puts the copy on its critical
+ * path). The image keeps a patched copy's descriptor unplanned: the
+ * instantiation plans it after patching. Every other copy is planned here,
+ * once, and reused by every replay (the seed's reusable transfer
+ * descriptors). */
 static int plan_payloads(sg_subgraph *sg) {
-  for (int v = 0; v < sg->nops; ++v) {
-    cop *c = &sg->ops[v];
-    if (c->kind != SG_OP_COPY) continue;
-    sg_copy_desc *d = (sg_copy_desc *)(sg->payloads + c->payload_off);
-    if (d->rows > 1 && d->dst_stride == d->row_bytes && d->src_stride == d->row_bytes)
-      d->row_bytes *= d->rows, d->rows = 1, d->dst_stride = d->src_stride = d->row_bytes;
-  }
-  /* Patched ops get a slot in a contiguous image: an instantiation copies
-   * it with one memcpy and applies the patches on the host, in parallel
-   * with the workers running the previous instantiations (measured faster
-   * than patching on the worker, which puts the copy on its critical path). */
   for (int i = 0; i < sg->ninterps; ++i) {
     cop *c = &sg->ops[sg->interps[i].op];
     if (c->patched_off >= 0) continue;
     c->patched_off = (long)sg->patch_bytes;
     sg->patch_bytes += sg_align16(c->payload_size);
     sg->stats.patched_ops++;
+    sg->nreplan += c->kind == SG_OP_COPY;
   }
   MAPP_TRY(mapp_alloc((void **)&sg->patch_image, sg->patch_bytes + 1, "the patch image"));
-  for (int v = 0; v < sg->nops; ++v)
-    if (sg->ops[v].patched_off >= 0)
-      memcpy(sg->patch_image + sg->ops[v].patched_off, sg->payloads + sg->ops[v].payload_off, sg->ops[v].payload_size);
+  MAPP_TRY(mapp_calloc((void **)&sg->replan, (size_t)sg->nreplan + 1, sizeof(long), "patched copies"));
+  int nreplan = 0;
+  for (int v = 0; v < sg->nops; ++v) {
+    cop *c = &sg->ops[v];
+    if (c->patched_off >= 0) {
+      memcpy(sg->patch_image + c->patched_off, sg->payloads + c->payload_off, c->payload_size);
+      if (c->kind == SG_OP_COPY) sg->replan[nreplan++] = c->patched_off;
+    } else if (c->kind == SG_OP_COPY) {
+      sg_copy_plan((sg_copy_desc *)(sg->payloads + c->payload_off));
+    }
+  }
   /* one allocation per instantiation: header, items, waiters, counters, post events, args, image */
   int W = sg->rt->nworkers;
   size_t at = sg_align16(sizeof(sg_instance));

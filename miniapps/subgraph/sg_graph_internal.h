@@ -41,6 +41,7 @@ typedef struct {
 
 struct sg_instance {
   sg_subgraph *sg;
+  sg_instance *next_free; /* in the subgraph's list of blocks to reuse */
   atomic_int refs; /* the finish path + each pending waiter (the seed's use-after-free fix) */
   atomic_int finish_left;
   sg_event finish;
@@ -55,8 +56,17 @@ struct sg_instance {
 struct sg_subgraph {
   sg_runtime *rt;
   char *name;
-  atomic_int refs; /* the user's + one per live instantiation */
   int compiled;
+  /* What every instantiation's launch and end touch, on one cache line:
+   * the references (the user's + one per live instantiation) and the
+   * blocks of ended instantiations, kept for the next ones with their
+   * events reserved (no allocation per launch, no slot-table lock for its
+   * events). */
+  struct {
+    _Alignas(64) atomic_int refs;
+    atomic_flag free_lock;
+    sg_instance *free_blocks;
+  };
   /* the definition */
   int nops, nedges, npre, npost, npre_edges, npost_edges, ninterps;
   cop *ops;
@@ -76,6 +86,8 @@ struct sg_subgraph {
   int *port_first, *port_counters; /* pre port -> consumer counter ids (CSR) */
   unsigned char *patch_image;
   size_t patch_bytes;
+  long *replan; /* offsets in the patched image of the copies to plan per instantiation */
+  int nreplan;
   size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched;
   sg_subgraph_stats stats;
 };

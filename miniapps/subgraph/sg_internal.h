@@ -13,7 +13,8 @@
 typedef enum { SG_WORK_OP, SG_WORK_ITEM } sg_work_kind;
 typedef struct {
   sg_work_kind kind;
-  uint64_t seq; /* items: their instantiation's number (in order of instantiation); ops: 0 */
+  uint64_t seq;   /* items: their instantiation's number (in order of instantiation); ops: 0 */
+  bool behind;    /* queued behind a later instantiation's item (counted in sg_queue.behind) */
 } sg_work;
 
 /* A FIFO of work, guarded by a mutex (the eager path is a dynamic
@@ -23,6 +24,11 @@ typedef struct {
   sg_work **ring;
   size_t cap, head, count;
   atomic_size_t approx; /* count, readable without the lock for idle checks */
+  /* Items queued after an item of a later instantiation (re-queued parked
+   * items, mostly): only these can be older than an item a worker spins
+   * on, so with none queued the spin need not scan the queue. */
+  uint64_t max_seq;
+  atomic_size_t behind;
 } sg_queue;
 
 /* One event slot; a handle is (slot + 1) << 32 | generation. */
@@ -30,6 +36,7 @@ typedef struct {
   atomic_flag lock;
   _Atomic uint32_t triggered_gen; /* the last generation that triggered */
   uint32_t gen;                   /* the generation handed out last */
+  bool reserved;                  /* kept by its owner across generations: a trigger does not free it */
   sg_waiter *waiters;
   uint32_t next_free;
 } sg_event_slot;
@@ -94,6 +101,12 @@ static inline void sg_cpu_relax(void) {
 }
 
 sg_event sg_event_alloc(sg_runtime *rt);
+/* A slot kept by its owner (a subgraph's instantiation block) across
+ * generations: re-armed without the slot table's lock, freed by unreserve.
+ * Re-arm and unreserve only a handle that has triggered. */
+sg_event sg_event_reserve(sg_runtime *rt);
+sg_event sg_event_rearm(sg_runtime *rt, sg_event triggered);
+void sg_event_unreserve(sg_runtime *rt, sg_event triggered);
 /* Whether this worker's queue, or the shared one, holds work that an item
  * of instantiation seq may be waiting for: an eager op, or an item of an
  * earlier instantiation (a later one cannot produce its inputs). */

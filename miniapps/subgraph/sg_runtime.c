@@ -75,6 +75,8 @@ static int queue_init(sg_queue *q) {
   q->cap = 256;
   q->head = q->count = 0;
   atomic_init(&q->approx, 0);
+  atomic_init(&q->behind, 0);
+  q->max_seq = 0;
   q->ring = malloc(q->cap * sizeof *q->ring);
   if (!q->ring) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating a ready queue");
   pthread_mutex_init(&q->lock, NULL);
@@ -97,6 +99,9 @@ static void queue_push(sg_queue *q, sg_work *w) {
   }
   q->ring[(q->head + q->count) % q->cap] = w;
   q->count++;
+  w->behind = w->kind == SG_WORK_ITEM && w->seq < q->max_seq; /* eager ops: the shared queue's count says it */
+  if (w->behind) atomic_fetch_add_explicit(&q->behind, 1, memory_order_relaxed);
+  else q->max_seq = w->seq;
   atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
   pthread_mutex_unlock(&q->lock);
 }
@@ -109,6 +114,7 @@ static sg_work *queue_pop(sg_queue *q) {
     w = q->ring[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
+    if (w->behind) atomic_fetch_sub_explicit(&q->behind, 1, memory_order_relaxed);
     atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
   }
   pthread_mutex_unlock(&q->lock);
@@ -116,7 +122,7 @@ static sg_work *queue_pop(sg_queue *q) {
 }
 
 static bool queue_holds_older(sg_queue *q, uint64_t seq) {
-  if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0) return false;
+  if (atomic_load_explicit(&q->behind, memory_order_relaxed) == 0) return false;
   bool older = false;
   pthread_mutex_lock(&q->lock);
   for (size_t i = 0; i < q->count && !older; ++i) {
@@ -183,6 +189,31 @@ sg_event sg_event_alloc(sg_runtime *rt) {
   return ((sg_event)(index + 1) << 32) | gen;
 }
 
+sg_event sg_event_reserve(sg_runtime *rt) {
+  sg_event ev = sg_event_alloc(rt);
+  if (ev) slot_of(rt, (uint32_t)(ev >> 32) - 1)->reserved = true;
+  return ev;
+}
+
+sg_event sg_event_rearm(sg_runtime *rt, sg_event triggered) {
+  uint32_t index = (uint32_t)(triggered >> 32) - 1;
+  return ((sg_event)(index + 1) << 32) | ++slot_of(rt, index)->gen;
+}
+
+static void slot_free(sg_runtime *rt, uint32_t index) {
+  pthread_mutex_lock(&rt->ev_lock);
+  slot_of(rt, index)->next_free = rt->free_head;
+  rt->free_head = index + 1;
+  pthread_mutex_unlock(&rt->ev_lock);
+}
+
+void sg_event_unreserve(sg_runtime *rt, sg_event triggered) {
+  if (!triggered) return;
+  uint32_t index = (uint32_t)(triggered >> 32) - 1;
+  slot_of(rt, index)->reserved = false;
+  slot_free(rt, index);
+}
+
 int sg_event_create(sg_runtime *rt, sg_event *out) {
   *out = sg_event_alloc(rt);
   return *out ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of event slots (%u live)", rt->nslots);
@@ -202,12 +233,10 @@ void sg_event_trigger(sg_runtime *rt, sg_event ev) {
   atomic_store_explicit(&s->triggered_gen, (uint32_t)ev, memory_order_release);
   sg_waiter *w = s->waiters;
   s->waiters = NULL;
+  bool reserved = s->reserved;
   slot_unlock(s);
   /* The slot is reusable now: its next generation is a new event. */
-  pthread_mutex_lock(&rt->ev_lock);
-  s->next_free = rt->free_head;
-  rt->free_head = index + 1;
-  pthread_mutex_unlock(&rt->ev_lock);
+  if (!reserved) slot_free(rt, index);
   sg_waiter *fifo = NULL; /* pushed newest first: run them in registration order */
   while (w) {
     sg_waiter *next = w->next;
@@ -369,6 +398,11 @@ int sg_event_merge(sg_runtime *rt, const sg_event *evs, int n, sg_event *out) {
   return eager_launch(rt, &proto, NULL, evs, n, out);
 }
 
+void sg_copy_plan(sg_copy_desc *c) {
+  if (c->rows > 1 && c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes)
+    c->row_bytes *= c->rows, c->rows = 1, c->dst_stride = c->src_stride = c->row_bytes;
+}
+
 void sg_copy_run(const sg_copy_desc *c) {
   if (c->rows <= 1 || (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes)) {
     memcpy(c->dst, c->src, c->row_bytes * (c->rows ? c->rows : 1));
@@ -501,7 +535,9 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   rt->nworkers = cfg->workers;
   rt->spin_ns = cfg->spin_us * 1000;
   /* A host thread spinning beside as many spinning workers as cores steals
-   * their time slices: it sleeps at once instead. */
+   * their time slices: it sleeps at once instead (a brief spin, 5 us, was
+   * measured slower: 5.8-6.2 us against 2.8-3.4 us a one-op launch with
+   * two workers, docs/subgraph-performance.md). */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   rt->host_spin_ns = cfg->workers < cores ? rt->spin_ns : 0;
   for (int i = 0; i < SG_MAX_WORKERS; ++i) rt->spin_budget[i].ns = rt->spin_ns;

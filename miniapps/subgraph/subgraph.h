@@ -47,8 +47,12 @@ typedef struct tb_state {
   long *dep_buf;          /* tb_max_deps per worker, and one for the host */
   atomic_long errors;
   atomic_int error_claimed;
-  char first_error[160];
+  char first_error[256];
   double *sink;           /* per worker: keeps the kernels' results alive */
+  /* --copy-bytes: each point's output and input buffers, one per timestep
+   * parity; an input buffer has a slot per source point (the recorded graph
+   * may copy from a point that is a dependence of some instantiations only) */
+  unsigned char *copy_out, *copy_in;
   tb_comm *comm_state;    /* cross-rank dependences (NULL on one rank) */
   struct tb_graph *graph; /* the subgraph variant's recorded, compiled graph */
   /* phases measured by the variants (seconds) */
@@ -65,6 +69,16 @@ void tb_state_reset(tb_state *st);
 int tb_owner(const tb_state *st, long p);
 /* The failure of a run: errors seen by tasks, or a runtime contract violation. */
 int tb_state_status(tb_state *st);
+
+/* --copy-bytes: does (t, p)'s dependence on q go through a copy op? (q is
+ * another point of this rank; a point of another rank is a message.) */
+static inline bool tb_copies_from(const tb_state *st, long p, long q) {
+  return st->cfg.copy_bytes > 0 && q != p && q >= st->first && q < st->first + st->count;
+}
+/* The buffer (t, p) writes its copy pattern to, and the slot of (t, p)'s
+ * input buffer that the copy from q fills. */
+unsigned char *tb_copy_out(const tb_state *st, long t, long p);
+unsigned char *tb_copy_in(const tb_state *st, long t, long p, long q);
 
 /* The task every variant runs (tb_task.c). */
 void tb_run_task(tb_state *st, long t, long p, int worker);

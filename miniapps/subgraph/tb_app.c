@@ -244,6 +244,7 @@ static int subgraph_describe(mapp_run *run, void *state) {
   if (!extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
   json_object_set_new(extra, "compile_s", json_real(st->compile_s));
   json_object_set_new(extra, "spin_us", json_integer(cfg->spin_us));
+  json_object_set_new(extra, "copy_bytes", json_integer(cfg->copy_bytes));
   json_t *cpus = json_array();
   for (int w = 0; st->pinned && w < cfg->workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));
   json_object_set_new(extra, "worker_cpus", st->pinned ? cpus : (json_decref(cpus), json_null()));
@@ -256,9 +257,10 @@ static int subgraph_describe(mapp_run *run, void *state) {
   }
   run->rec.extra = extra;
   if (run->mpi.rank == 0 && !run->common.quiet && r->metg)
-    printf("METG(50%%) %s %s: %s%.3f us over %d points (core-to-core round trip %.0f ns before, %.0f after)\n",
-           run->common.variant, tb_pattern_name(cfg->pattern), r->metg_us >= 0 ? "" : "not crossed, ", r->metg_us,
-           r->nsweep, r->round_trip_ns[0], r->round_trip_ns[1]);
+    printf("METG(50%%) %s %s width %ld graph-steps %ld (a launch every %ld steps): %s%.3f us over %d points "
+           "(core-to-core round trip %.0f ns before, %.0f after)\n",
+           run->common.variant, tb_pattern_name(cfg->pattern), cfg->width, cfg->graph_steps, cfg->graph_steps,
+           r->metg_us >= 0 ? "" : "not crossed, ", r->metg_us, r->nsweep, r->round_trip_ns[0], r->round_trip_ns[1]);
   return MAPP_OK;
 }
 

@@ -50,6 +50,7 @@ typedef struct {
   bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */
   bool chain_finish;        /* subgraph: chain instantiations by the finish event (else by ports, per point) */
   bool break_dependence;    /* test only: reverse one edge so its consumer runs first */
+  long copy_bytes;          /* > 0: every dependence on another point of this rank is a copy op of this many bytes */
 } tb_config;
 
 /* A task's output: its (timestep, point) tag and a value computed from its

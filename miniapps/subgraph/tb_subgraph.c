@@ -8,7 +8,18 @@
  * input from another rank is a precondition port its message triggers;
  * every output another rank reads is a postcondition port that sends it.
  * The base timestep is an interpolation patched into every op
- * (--interpolate) or read from the instantiation's argument block. */
+ * (--interpolate) or read from the instantiation's argument block.
+ *
+ * With --copy-bytes, every dependence on another point q of this rank is
+ * also a copy op, recorded with the same edges as the eager variant's
+ * copies (tb_eager.c): from (s - 1, q) and (s - 1, p) to the copy, from the
+ * copy to (s, p) and to (s + 1, q) (which overwrites the copy's source),
+ * and (s - 1, p) to (s, p). Edges out of the last step go through ports to
+ * the next instantiation. Copies are planned at compile; with an odd
+ * graph-steps the timestep parity of a step alternates between
+ * instantiations, so the copies' addresses are interpolations (from one of
+ * two argument blocks, by the base timestep's parity) and the runtime plans
+ * those copies again per instantiation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +50,8 @@ typedef struct {
   int s;  /* the reading op's step */
   long q; /* the point read at s - 1 */
   bool local;
+  int src_op;    /* local: the op of the previous instantiation whose postcondition port feeds this one */
+  int prev_post; /* local: that port */
 } pre_port;
 
 typedef struct {
@@ -47,13 +60,23 @@ typedef struct {
   bool remote; /* sends to other ranks (some instantiation) */
 } post_port;
 
+typedef struct {
+  int s;
+  long p, q; /* (s, p)'s copy from q */
+} copy_op;
+
 struct tb_graph {
   sg_subgraph *sg;
   int npre, npost;
   pre_port *pre;
   post_port *post;
   int *first_consumer, *consumers; /* pre port -> op indices (CSR), to check which exist per instantiation */
-  int *last_post;                  /* local point -> post port of step S-1 */
+  int ntasks, ncopies;             /* ops: the tasks (s * count + point), then the copies */
+  copy_op *copies;
+  /* the argument block by the base timestep's parity: the base, then the
+   * copies' source and destination when they are interpolated */
+  unsigned char *args[2];
+  size_t arg_size;
 };
 
 /* Instantiations whose dependences the recorded graph must cover: all of
@@ -71,8 +94,9 @@ typedef struct {
   sg_edge_def *edges;
   sg_port_edge *pre_edges, *post_edges;
   sg_interp_def *interps;
-  int nedges, npre_edges, npost_edges, cap_edges, cap_pre;
+  int nedges, npre_edges, npost_edges, cap_edges, cap_pre, ninterps, nops;
   unsigned char *mark; /* per op x point: dependence recorded */
+  int *post_of;        /* op -> its postcondition port, or -1 */
   int *pre_of;         /* (s, q) -> pre port or -1 */
 } recorder;
 
@@ -86,17 +110,36 @@ static int grow(void **arr, int *cap, int need, size_t size) {
   return MAPP_OK;
 }
 
+static int new_pre_port(struct tb_graph *g, pre_port port, int *index) {
+  pre_port *bigger = realloc(g->pre, sizeof *g->pre * (size_t)(g->npre + 1));
+  if (!bigger) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording ports");
+  g->pre = bigger;
+  g->pre[*index = g->npre++] = port;
+  return MAPP_OK;
+}
+
+static int add_port_edge(recorder *r, int port, int op) {
+  MAPP_TRY(grow((void **)&r->pre_edges, &r->cap_pre, r->npre_edges + 1, sizeof *r->pre_edges));
+  r->pre_edges[r->npre_edges++] = (sg_port_edge){.port = port, .op = op};
+  return MAPP_OK;
+}
+
+/* op reads (s - 1, q) from before this instantiation: one port per (s, q),
+ * fed by the previous instantiation's last step (q local) or a message. */
 static int add_pre_edge(tb_state *st, struct tb_graph *g, recorder *r, int s, long q, int op) {
-  long W = st->cfg.width;
+  long W = st->cfg.width, C = st->count, S = st->cfg.graph_steps;
   int *port = &r->pre_of[(long)s * W + q];
   if (*port < 0) {
-    *port = g->npre++;
-    g->pre = realloc(g->pre, sizeof *g->pre * (size_t)g->npre);
-    if (!g->pre) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording ports");
-    g->pre[*port] = (pre_port){.s = s, .q = q, .local = q >= st->first && q < st->first + st->count};
+    bool local = q >= st->first && q < st->first + C;
+    pre_port pp = {.s = s, .q = q, .local = local, .src_op = local ? (int)((S - 1) * C + (q - st->first)) : -1};
+    MAPP_TRY(new_pre_port(g, pp, port));
   }
-  MAPP_TRY(grow((void **)&r->pre_edges, &r->cap_pre, r->npre_edges + 1, sizeof *r->pre_edges));
-  r->pre_edges[r->npre_edges++] = (sg_port_edge){.port = *port, .op = op};
+  return add_port_edge(r, *port, op);
+}
+
+static int add_edge(recorder *r, int src, int dst) {
+  MAPP_TRY(grow((void **)&r->edges, &r->cap_edges, r->nedges + 1, sizeof *r->edges));
+  r->edges[r->nedges++] = (sg_edge_def){.src = src, .dst = dst};
   return MAPP_OK;
 }
 
@@ -116,8 +159,7 @@ static int record_dependences(tb_state *st, struct tb_graph *g, recorder *r) {
           r->mark[(long)op * W + q] = 1;
           bool local = q >= st->first && q < st->first + C;
           if (local && s > 0) {
-            MAPP_TRY(grow((void **)&r->edges, &r->cap_edges, r->nedges + 1, sizeof *r->edges));
-            r->edges[r->nedges++] = (sg_edge_def){.src = (int)((s - 1) * C + (q - st->first)), .dst = op};
+            MAPP_TRY(add_edge(r, (int)((s - 1) * C + (q - st->first)), op));
           } else {
             MAPP_TRY(add_pre_edge(st, g, r, (int)s, q, op));
           }
@@ -139,24 +181,36 @@ static int break_one_edge(tb_state *st, recorder *r) {
                    "--graph-steps >= 2 and a pattern with dependences)", st->first);
 }
 
-/* Postcondition ports: every point's last step (the next instantiation
- * reads it) and any step whose output another rank reads. */
+/* Postcondition ports: every op a port of the next instantiation reads
+ * (each point's last step; with copies, the last step's copies), and any
+ * step whose output another rank reads. */
 static int record_outputs(tb_state *st, struct tb_graph *g, recorder *r) {
   const tb_config *cfg = &st->cfg;
   long S = cfg->graph_steps, C = st->count, k0, k1;
   chunk_sample(cfg, &k0, &k1);
-  MAPP_TRY(mapp_calloc((void **)&g->last_post, (size_t)C, sizeof(int), "last-step ports"));
-  MAPP_TRY(mapp_calloc((void **)&r->post_edges, (size_t)(S * C), sizeof *r->post_edges, "post edges"));
-  MAPP_TRY(mapp_calloc((void **)&g->post, (size_t)(S * C), sizeof *g->post, "post ports"));
+  MAPP_TRY(mapp_alloc((void **)&r->post_of, sizeof(int) * (size_t)r->nops, "op ports"));
+  for (int op = 0; op < r->nops; ++op) r->post_of[op] = -1;
+  MAPP_TRY(mapp_calloc((void **)&r->post_edges, (size_t)r->nops, sizeof *r->post_edges, "post edges"));
+  MAPP_TRY(mapp_calloc((void **)&g->post, (size_t)r->nops, sizeof *g->post, "post ports"));
   for (long s = 0; s < S; ++s)
     for (long pl = 0; pl < C; ++pl) {
       bool remote = false;
       for (long k = k0; k < k1 && !remote; ++k) remote = tb_feeds_remote(st, k * S + s, st->first + pl);
       if (!remote && s != S - 1) continue;
-      if (s == S - 1) g->last_post[pl] = g->npost;
+      int op = (int)(s * C + pl);
+      r->post_of[op] = g->npost;
       g->post[g->npost] = (post_port){.s = (int)s, .p = st->first + pl, .remote = remote};
-      r->post_edges[r->npost_edges++] = (sg_port_edge){.port = g->npost++, .op = (int)(s * C + pl)};
+      r->post_edges[r->npost_edges++] = (sg_port_edge){.port = g->npost++, .op = op};
     }
+  for (int c = 0; c < g->ncopies; ++c) {
+    if (g->copies[c].s != S - 1) continue;
+    int op = g->ntasks + c;
+    r->post_of[op] = g->npost;
+    g->post[g->npost] = (post_port){.s = (int)(S - 1), .p = g->copies[c].p, .remote = false};
+    r->post_edges[r->npost_edges++] = (sg_port_edge){.port = g->npost++, .op = op};
+  }
+  for (int i = 0; i < g->npre; ++i)
+    if (g->pre[i].local) g->pre[i].prev_post = r->post_of[g->pre[i].src_op];
   return MAPP_OK;
 }
 
@@ -165,7 +219,9 @@ static int record_ops(tb_state *st, recorder *r) {
   long S = cfg->graph_steps, C = st->count, n = S * C;
   MAPP_TRY(mapp_calloc((void **)&r->ops, (size_t)n, sizeof *r->ops, "graph ops"));
   MAPP_TRY(mapp_calloc((void **)&r->args, (size_t)n, sizeof *r->args, "graph op arguments"));
+  r->nops = (int)n;
   if (cfg->interpolate) MAPP_TRY(mapp_calloc((void **)&r->interps, (size_t)n, sizeof *r->interps, "interpolations"));
+  r->ninterps = cfg->interpolate ? (int)n : 0;
   for (long s = 0; s < S; ++s)
     for (long pl = 0; pl < C; ++pl) {
       long op = s * C + pl;
@@ -178,6 +234,79 @@ static int record_ops(tb_state *st, recorder *r) {
         r->interps[op] = (sg_interp_def){.arg_offset = 0, .size = sizeof(int64_t), .op = (int)op,
                                          .op_offset = offsetof(graph_args, base_t)};
     }
+  return MAPP_OK;
+}
+
+/* (s, p)'s copy from q, as the eager variant's (see the top): the
+ * template holds the addresses of an even base timestep. */
+static int add_copy(tb_state *st, struct tb_graph *g, recorder *r, int s, long pl, long q) {
+  long C = st->count, S = st->cfg.graph_steps, p = st->first + pl;
+  int op = r->nops++, c = g->ncopies++, task = (int)(s * C + pl);
+  g->copies[c] = (copy_op){.s = s, .p = p, .q = q};
+  r->ops[op] = (sg_op_def){.name = "copy", .kind = SG_OP_COPY, .affinity = r->ops[task].affinity,
+                           .copy = {.dst = tb_copy_in(st, s, p, q), .src = tb_copy_out(st, s - 1, q),
+                                    .row_bytes = (size_t)st->cfg.copy_bytes, .rows = 1}};
+  if (s > 0) {
+    MAPP_TRY(add_edge(r, (int)((s - 1) * C + (q - st->first)), op));
+    MAPP_TRY(add_edge(r, (int)((s - 1) * C + pl), op));
+  } else {
+    MAPP_TRY(add_pre_edge(st, g, r, 0, q, op));
+    MAPP_TRY(add_pre_edge(st, g, r, 0, p, op));
+  }
+  MAPP_TRY(add_edge(r, op, task));
+  if (s + 1 < S) return add_edge(r, op, (int)((s + 1) * C + (q - st->first)));
+  /* the next instantiation's (0, q) overwrites the source: a port from this copy */
+  int port = -1;
+  MAPP_TRY(new_pre_port(g, (pre_port){.s = 0, .q = q, .local = true, .src_op = op}, &port));
+  return add_port_edge(r, port, (int)(q - st->first));
+}
+
+/* --copy-bytes: a copy op per recorded dependence on another local point,
+ * and (s - 1, p) before (s, p). */
+static int record_copies(tb_state *st, struct tb_graph *g, recorder *r) {
+  long S = st->cfg.graph_steps, W = st->cfg.width, C = st->count, n = 0;
+  for (long op = 0; op < S * C; ++op)
+    for (long q = st->first; q < st->first + C; ++q) n += r->mark[op * W + q] && q != st->first + op % C;
+  sg_op_def *ops = realloc(r->ops, sizeof *ops * (size_t)(S * C + n + 1));
+  if (!ops) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording %ld copies", n);
+  r->ops = ops;
+  MAPP_TRY(mapp_calloc((void **)&g->copies, (size_t)n + 1, sizeof *g->copies, "copies"));
+  for (long s = 0; s < S; ++s)
+    for (long pl = 0; pl < C; ++pl) {
+      long p = st->first + pl;
+      for (long q = st->first; q < st->first + C; ++q)
+        if (q != p && r->mark[(s * C + pl) * W + q]) MAPP_TRY(add_copy(st, g, r, (int)s, pl, q));
+      if (s > 0) MAPP_TRY(add_edge(r, (int)((s - 1) * C + pl), (int)(s * C + pl)));
+      else MAPP_TRY(add_pre_edge(st, g, r, 0, p, (int)pl));
+    }
+  return MAPP_OK;
+}
+
+/* The argument blocks of an even and an odd base timestep. With an odd
+ * graph-steps a copy's buffers alternate between instantiations: each
+ * copy's source and destination are then interpolated from the block. */
+static int record_arg_blocks(tb_state *st, struct tb_graph *g, recorder *r) {
+  bool patch_copies = g->ncopies && st->cfg.graph_steps % 2;
+  g->arg_size = sizeof(int64_t) + (patch_copies ? 2 * sizeof(void *) * (size_t)g->ncopies : 0);
+  for (int parity = 0; parity < 2; ++parity) {
+    MAPP_TRY(mapp_calloc((void **)&g->args[parity], g->arg_size, 1, "argument blocks"));
+    for (int c = 0; patch_copies && c < g->ncopies; ++c) {
+      const copy_op *co = &g->copies[c];
+      void *ends[2] = {tb_copy_out(st, parity + co->s - 1, co->q), tb_copy_in(st, parity + co->s, co->p, co->q)};
+      memcpy(g->args[parity] + sizeof(int64_t) + 2 * sizeof(void *) * (size_t)c, ends, sizeof ends);
+    }
+  }
+  if (!patch_copies) return MAPP_OK;
+  sg_interp_def *more = realloc(r->interps, sizeof *more * (size_t)(r->ninterps + 2 * g->ncopies));
+  if (!more) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording copy interpolations");
+  r->interps = more;
+  for (int c = 0; c < g->ncopies; ++c) {
+    size_t at = sizeof(int64_t) + 2 * sizeof(void *) * (size_t)c;
+    r->interps[r->ninterps++] = (sg_interp_def){.arg_offset = at, .size = sizeof(void *), .op = g->ntasks + c,
+                                                .op_offset = offsetof(sg_copy_desc, src)};
+    r->interps[r->ninterps++] = (sg_interp_def){.arg_offset = at + sizeof(void *), .size = sizeof(void *),
+                                                .op = g->ntasks + c, .op_offset = offsetof(sg_copy_desc, dst)};
+  }
   return MAPP_OK;
 }
 
@@ -203,17 +332,19 @@ static int record_and_compile(tb_state *st, struct tb_graph *g, recorder *r) {
   MAPP_TRY(mapp_alloc((void **)&r->pre_of, sizeof(int) * (size_t)(S * W), "port map"));
   for (long i = 0; i < S * W; ++i) r->pre_of[i] = -1;
   MAPP_TRY(record_ops(st, r));
+  g->ntasks = r->nops;
   MAPP_TRY(record_dependences(st, g, r));
   if (cfg->break_dependence) MAPP_TRY(break_one_edge(st, r));
+  if (cfg->copy_bytes) MAPP_TRY(record_copies(st, g, r));
+  MAPP_TRY(record_arg_blocks(st, g, r));
   MAPP_TRY(record_outputs(st, g, r));
   MAPP_TRY(build_consumers(g, r));
   char name[64];
   snprintf(name, sizeof name, "%s x %ld steps", tb_pattern_name(cfg->pattern), S);
-  sg_graph_def def = {.name = name, .ops = r->ops, .nops = (int)(S * C), .edges = r->edges, .nedges = r->nedges,
+  sg_graph_def def = {.name = name, .ops = r->ops, .nops = r->nops, .edges = r->edges, .nedges = r->nedges,
                       .npre_ports = g->npre, .pre_edges = r->pre_edges, .npre_edges = r->npre_edges,
                       .npost_ports = g->npost, .post_edges = r->post_edges, .npost_edges = r->npost_edges,
-                      .arg_size = sizeof(int64_t), .interps = r->interps,
-                      .ninterps = cfg->interpolate ? (int)(S * C) : 0};
+                      .arg_size = g->arg_size, .interps = r->interps, .ninterps = r->ninterps};
   MAPP_TRY(sg_subgraph_create(st->rt, &def, &g->sg));
   long t0 = sg_now_ns();
   MAPP_TRY(sg_subgraph_compile(g->sg));
@@ -225,7 +356,8 @@ void tb_subgraph_release(tb_state *st) {
   struct tb_graph *g = st->graph;
   if (!g) return;
   sg_subgraph_destroy(g->sg);
-  free(g->pre), free(g->post), free(g->first_consumer), free(g->consumers), free(g->last_post);
+  free(g->pre), free(g->post), free(g->first_consumer), free(g->consumers), free(g->copies);
+  free(g->args[0]), free(g->args[1]);
   free(g);
   st->graph = NULL;
 }
@@ -239,7 +371,7 @@ int tb_subgraph_prepare(tb_state *st) {
   recorder r = {0};
   int status = record_and_compile(st, g, &r);
   free(r.ops), free(r.args), free(r.edges), free(r.pre_edges), free(r.post_edges), free(r.interps);
-  free(r.mark), free(r.pre_of);
+  free(r.mark), free(r.pre_of), free(r.post_of);
   st->record_s = (double)(sg_now_ns() - t0) * 1e-9 - st->compile_s;
   if (status != MAPP_OK) tb_subgraph_release(st);
   return status;
@@ -259,20 +391,22 @@ static bool port_live(tb_state *st, const struct tb_graph *g, int port, long t0)
   return false;
 }
 
-static int instantiate_chunk(tb_state *st, long k, sg_event start, sg_event *prev_last, sg_event *pre, sg_event *post,
+static int instantiate_chunk(tb_state *st, long k, sg_event start, sg_event *prev_post, sg_event *pre, sg_event *post,
                              sg_event *finish) {
   const struct tb_graph *g = st->graph;
   long S = st->cfg.graph_steps, t0 = k * S;
   for (int i = 0; i < g->npre; ++i) {
     const pre_port *pp = &g->pre[i];
-    if (pp->local) pre[i] = prev_last[pp->q - st->first]; /* the previous instantiation's port */
+    if (pp->local) pre[i] = prev_post[pp->prev_post]; /* the previous instantiation's port */
     else if (port_live(st, g, i, t0)) MAPP_TRY(tb_comm_expect(st->comm_state, t0 + pp->s - 1, pp->q, &pre[i]));
     else pre[i] = SG_NO_EVENT;
   }
+  unsigned char *args = g->args[t0 & 1];
   int64_t base = t0;
-  MAPP_TRY(sg_subgraph_instantiate(g->sg, &base, sizeof base, start, pre, post, finish));
+  memcpy(args, &base, sizeof base);
+  MAPP_TRY(sg_subgraph_instantiate(g->sg, args, g->arg_size, start, pre, post, finish));
   st->instantiations++;
-  for (long pl = 0; pl < st->count; ++pl) prev_last[pl] = post[g->last_post[pl]];
+  memcpy(prev_post, post, sizeof *post * (size_t)g->npost);
   if (st->comm_state)
     for (int i = 0; i < g->npost; ++i)
       if (g->post[i].remote) MAPP_TRY(tb_comm_send_after(st->comm_state, t0 + g->post[i].s, g->post[i].p, post[i]));
@@ -283,11 +417,11 @@ int tb_run_subgraph(tb_state *st) {
   MAPP_TRY(tb_subgraph_prepare(st));
   const struct tb_graph *g = st->graph;
   long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps;
-  sg_event *finish = NULL, *pre = NULL, *post = NULL, *prev_last = NULL;
+  sg_event *finish = NULL, *pre = NULL, *post = NULL, *prev_post = NULL;
   int status = mapp_calloc((void **)&finish, (size_t)D, sizeof(sg_event), "finish events");
   if (status == MAPP_OK) status = mapp_calloc((void **)&pre, (size_t)g->npre + 1, sizeof(sg_event), "ports");
   if (status == MAPP_OK) status = mapp_calloc((void **)&post, (size_t)g->npost + 1, sizeof(sg_event), "ports");
-  if (status == MAPP_OK) status = mapp_calloc((void **)&prev_last, (size_t)st->count, sizeof(sg_event), "ports");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&prev_post, (size_t)g->npost + 1, sizeof(sg_event), "ports");
   if (status == MAPP_OK && st->comm_state) status = tb_comm_begin(st->comm_state);
   /* Refill in batches of half the ring: the host sleeps until the newest
    * of the batch has finished, so it is woken (a futex on the finishing
@@ -299,7 +433,7 @@ int tb_run_subgraph(tb_state *st) {
     if (k >= D && (k - D) % batch == 0) status = tb_host_wait(st, finish[(k + batch - 1) % D]);
     if (k >= D && status == MAPP_OK) status = tb_host_wait(st, finish[k % D]); /* in order: already done */
     sg_event start = st->cfg.chain_finish ? last_finish : SG_NO_EVENT;
-    if (status == MAPP_OK) status = instantiate_chunk(st, k, start, prev_last, pre, post, &finish[k % D]);
+    if (status == MAPP_OK) status = instantiate_chunk(st, k, start, prev_post, pre, post, &finish[k % D]);
     last_finish = finish[k % D];
   }
   for (long k = 0; k < D && finish; ++k) {
@@ -307,7 +441,7 @@ int tb_run_subgraph(tb_state *st) {
     if (status == MAPP_OK) status = s;
   }
   if (status == MAPP_OK && st->comm_state) status = tb_comm_end(st->comm_state);
-  free(finish), free(pre), free(post), free(prev_last);
+  free(finish), free(pre), free(post), free(prev_post);
   MAPP_TRY(status);
   return tb_state_status(st);
 }

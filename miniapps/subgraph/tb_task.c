@@ -36,6 +36,7 @@ int tb_config_check(const tb_config *cfg, int nranks) {
     return mapp_fail(MAPP_ERR_INPUT, "--steps %ld is not a multiple of --graph-steps %ld", cfg->steps,
                      cfg->graph_steps);
   if (cfg->run_ahead < 1) return mapp_fail(MAPP_ERR_INPUT, "--run-ahead: %d is below 1", cfg->run_ahead);
+  if (cfg->copy_bytes < 0) return mapp_fail(MAPP_ERR_INPUT, "--copy-bytes: %ld is negative", cfg->copy_bytes);
   if (cfg->width < nranks)
     return mapp_fail(MAPP_ERR_INPUT, "--width %ld is less than the %d ranks: every rank needs a point", cfg->width,
                      nranks);
@@ -88,6 +89,28 @@ static int choose_cpus(tb_state *st) {
   return MAPP_OK;
 }
 
+/* --copy-bytes: per point and timestep parity, an output buffer and an
+ * input buffer of one slot per source point (width x width x 2 slots). */
+static int alloc_copy_buffers(tb_state *st) {
+  size_t slots, in_bytes, out_bytes, width = (size_t)st->cfg.width, bytes = (size_t)st->cfg.copy_bytes;
+  MAPP_TRY(mapp_size_mul(width * 2, width, &slots, "--copy-bytes: the input slots"));
+  MAPP_TRY(mapp_size_mul(slots, bytes, &in_bytes, "--copy-bytes: the input buffers"));
+  MAPP_TRY(mapp_size_mul(width * 2, bytes, &out_bytes, "--copy-bytes: the output buffers"));
+  MAPP_TRY(mapp_alloc((void **)&st->copy_in, in_bytes, "--copy-bytes: the input buffers"));
+  MAPP_TRY(mapp_alloc((void **)&st->copy_out, out_bytes, "--copy-bytes: the output buffers"));
+  memset(st->copy_in, 0, in_bytes); /* touched once here, not on the first timesteps */
+  memset(st->copy_out, 0, out_bytes);
+  return MAPP_OK;
+}
+
+unsigned char *tb_copy_out(const tb_state *st, long t, long p) {
+  return st->copy_out + (size_t)(p * 2 + (t & 1)) * (size_t)st->cfg.copy_bytes;
+}
+
+unsigned char *tb_copy_in(const tb_state *st, long t, long p, long q) {
+  return st->copy_in + ((size_t)(p * 2 + (t & 1)) * (size_t)st->cfg.width + (size_t)q) * (size_t)st->cfg.copy_bytes;
+}
+
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   tb_state *st;
   *out = NULL;
@@ -109,6 +132,7 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   MAPP_TRY(mapp_calloc((void **)&st->dep_buf, (size_t)(cfg->workers + 1), sizeof(long) * (size_t)tb_max_deps(cfg),
                        "dependence buffers"));
   MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
+  if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
   if (cfg->pin) MAPP_TRY(choose_cpus(st));
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL};
@@ -125,6 +149,8 @@ void tb_state_destroy(tb_state *st) {
   free(st->scratch);
   free(st->dep_buf);
   free(st->sink);
+  free(st->copy_in);
+  free(st->copy_out);
   free(st);
 }
 
@@ -147,6 +173,51 @@ static void record_error(tb_state *st, long t, long p, long q, const tb_tag *got
   snprintf(st->first_error, sizeof st->first_error,
            "task (t=%ld, p=%ld) found tag (t=%lld, p=%lld) in its input from point %ld, expected (t=%ld, p=%ld)", t, p,
            (long long)got->t, (long long)got->p, q, t - 1, q);
+}
+
+/* --copy-bytes: the bytes (t, p) writes to its output buffer, a word per
+ * 8 bytes derived from its tag, so a copy that is missing, late, stale or
+ * from the wrong buffer is seen by the reader's check. */
+static inline uint64_t copy_word(long t, long p, size_t j) {
+  return tb_mix64(((uint64_t)t << 24) ^ (uint64_t)p) + (uint64_t)j * 0x9e3779b97f4a7c15ull;
+}
+
+static void copy_pattern_fill(unsigned char *buf, size_t bytes, long t, long p) {
+  size_t j = 0;
+  for (; (j + 1) * 8 <= bytes; ++j) {
+    uint64_t w = copy_word(t, p, j);
+    memcpy(buf + j * 8, &w, 8);
+  }
+  uint64_t tail = copy_word(t, p, j);
+  memcpy(buf + j * 8, &tail, bytes - j * 8);
+}
+
+/* The offset of the first byte that is not (t, p)'s pattern, or -1. */
+static long copy_pattern_mismatch(const unsigned char *buf, size_t bytes, long t, long p) {
+  size_t j = 0;
+  for (; (j + 1) * 8 <= bytes; ++j) {
+    uint64_t w = copy_word(t, p, j);
+    if (memcmp(buf + j * 8, &w, 8)) return (long)(j * 8);
+  }
+  uint64_t tail = copy_word(t, p, j);
+  return memcmp(buf + j * 8, &tail, bytes - j * 8) ? (long)(j * 8) : -1;
+}
+
+static void record_copy_error(tb_state *st, long t, long p, long q, long offset) {
+  atomic_fetch_add(&st->errors, 1);
+  if (atomic_exchange(&st->error_claimed, 1)) return;
+  snprintf(st->first_error, sizeof st->first_error,
+           "task (t=%ld, p=%ld) found bytes other than (t=%ld, p=%ld)'s at offset %ld of its copy from point %ld", t, p,
+           t - 1, q, offset, q);
+}
+
+static void check_copies(tb_state *st, long t, long p, const long *deps, int n) {
+  size_t bytes = (size_t)st->cfg.copy_bytes;
+  for (int i = 0; i < n; ++i) {
+    if (!tb_copies_from(st, p, deps[i])) continue;
+    long offset = copy_pattern_mismatch(tb_copy_in(st, t, p, deps[i]), bytes, t - 1, deps[i]);
+    if (offset >= 0) record_copy_error(st, t, p, deps[i], offset);
+  }
 }
 
 /* Task Bench's memory kernel: K passes over the worker's scratch buffer. */
@@ -180,7 +251,9 @@ void tb_run_task(tb_state *st, long t, long p, int worker) {
     if (in->t != t - 1 || in->p != deps[i]) record_error(st, t, p, deps[i], in);
     sum += in->v;
   }
+  if (cfg->copy_bytes) check_copies(st, t, p, deps, n);
   tb_kernel_run(st, worker);
+  if (cfg->copy_bytes) copy_pattern_fill(tb_copy_out(st, t, p), (size_t)cfg->copy_bytes, t, p);
   st->ring[(t & mask) * W + p] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
 }
 

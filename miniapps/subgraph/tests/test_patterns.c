@@ -1,8 +1,11 @@
 /* Every Task Bench pattern at widths 1, 2, 7 and 16 under both variants
  * with 1 and 2 workers, every input tag checked by the tasks, every point's
  * last tag checked here and its last value equal bit for bit across the
- * variants and worker counts; then the check itself shown to fail on a
- * reversed dependence. One process, MPI on one rank. */
+ * variants and worker counts; the same with --copy-bytes (every copied
+ * byte checked by its reader) at graph-steps 4 and 3 (odd: the copies'
+ * addresses alternate between instantiations, so they are interpolated);
+ * then the check itself shown to fail on a reversed dependence. One
+ * process, MPI on one rank. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,31 +40,38 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   static const long widths[] = {1, 2, 7, 16};
   int failures = 0, cases = 0;
+  /* copy_bytes 0: none; 20: copies with a tail shorter than a word */
+  static const struct {
+    long copy_bytes, graph_steps;
+  } modes[] = {{0, 4}, {20, 4}, {20, 3}};
   for (int pattern = 0; pattern < TB_PATTERN_COUNT; ++pattern)
     for (int wi = 0; wi < 4; ++wi)
-      for (int variant = 0; variant < 2; ++variant)
-        for (int workers = 1; workers <= 2; ++workers) {
-          long w = widths[wi];
-          tb_config cfg = {.pattern = (tb_pattern)pattern, .width = w, .steps = 12, .radix = w < 3 ? w : 3,
-                           .iterations = 0, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64, .workers = workers,
-                           .spin_us = 20, .graph_steps = 4, .run_ahead = 2, .interpolate = workers == 2};
-          if (tb_config_check(&cfg, 1) != MAPP_OK) {
-            printf("FAIL config %s w=%ld: %s\n", tb_pattern_name(cfg.pattern), w, mapp_error_message());
-            failures++;
-            continue;
+      for (int mode = 0; mode < 3; ++mode)
+        for (int variant = 0; variant < 2; ++variant)
+          for (int workers = 1; workers <= 2; ++workers) {
+            long w = widths[wi];
+            tb_config cfg = {.pattern = (tb_pattern)pattern, .width = w, .steps = 12, .radix = w < 3 ? w : 3,
+                             .iterations = 0, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64, .workers = workers,
+                             .spin_us = 20, .graph_steps = modes[mode].graph_steps, .run_ahead = 2,
+                             .interpolate = workers == 2, .copy_bytes = modes[mode].copy_bytes};
+            if (tb_config_check(&cfg, 1) != MAPP_OK) {
+              printf("FAIL config %s w=%ld: %s\n", tb_pattern_name(cfg.pattern), w, mapp_error_message());
+              failures++;
+              continue;
+            }
+            int bad = 0, status = run_case(cfg, (tb_variant)variant, &bad);
+            cases++;
+            if (mode == 0 && variant == 0 && workers == 1) memcpy(reference, values, sizeof values);
+            else if (memcmp(reference, values, sizeof(double) * (size_t)w)) bad = -1; /* answers disagree */
+            if (status != MAPP_OK || bad) {
+              printf("FAIL %s width %ld copy-bytes %ld graph-steps %ld %s workers %d: status %d, %d bad last tags "
+                     "(-1: values differ): %s\n",
+                     tb_pattern_name(cfg.pattern), w, cfg.copy_bytes, cfg.graph_steps, variant ? "subgraph" : "eager",
+                     workers, status, bad, mapp_error_message());
+              mapp_error_clear();
+              failures++;
+            }
           }
-          int bad = 0, status = run_case(cfg, (tb_variant)variant, &bad);
-          cases++;
-          if (variant == 0 && workers == 1) memcpy(reference, values, sizeof values);
-          else if (memcmp(reference, values, sizeof(double) * (size_t)w)) bad = -1; /* answers disagree */
-          if (status != MAPP_OK || bad) {
-            printf("FAIL %s width %ld %s workers %d: status %d, %d bad last tags (-1: values differ): %s\n",
-                   tb_pattern_name(cfg.pattern),
-                   w, variant ? "subgraph" : "eager", workers, status, bad, mapp_error_message());
-            mapp_error_clear();
-            failures++;
-          }
-        }
   /* The check can fail: a reversed dependence is caught on every path. */
   for (int variant = 0; variant < 2; ++variant)
     for (int workers = 1; workers <= 2; ++workers) {

@@ -312,6 +312,47 @@ static void ports_and_interpolations(void **unused) {
   }
 }
 
+/* A copy's descriptor patched per instantiation is planned again from its
+ * unplanned form: its rows are adjacent in the definition (compile alone
+ * would make them one run) but the interpolation spreads them out, and its
+ * destination alternates between two buffers. */
+static void interpolated_copy_is_planned_again(void **unused) {
+  (void)unused;
+  for (int workers = 1; workers <= 2; ++workers) {
+    sg_runtime *rt = make_runtime(workers, 10);
+    int64_t src[4] = {11, 22, 33, 44}, dst[2][8];
+    sg_op_def op = {.name = "spread", .kind = SG_OP_COPY, .affinity = -1,
+                    .copy = {.dst = dst[0], .src = src, .row_bytes = 8, .rows = 4, .dst_stride = 8, .src_stride = 8}};
+    typedef struct {
+      void *dst;
+      size_t dst_stride;
+    } block;
+    sg_interp_def in[2] = {
+        {.arg_offset = offsetof(block, dst), .size = sizeof(void *), .op = 0, .op_offset = offsetof(sg_copy_desc, dst)},
+        {.arg_offset = offsetof(block, dst_stride), .size = sizeof(size_t), .op = 0,
+         .op_offset = offsetof(sg_copy_desc, dst_stride)}};
+    sg_graph_def def = {.name = "spread", .ops = &op, .nops = 1, .arg_size = sizeof(block), .interps = in,
+                        .ninterps = 2};
+    sg_subgraph *sg;
+    assert_int_equal(sg_subgraph_create(rt, &def, &sg), MAPP_OK);
+    assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
+    for (int rep = 0; rep < 6; ++rep) {
+      int64_t *out = dst[rep & 1];
+      for (int i = 0; i < 8; ++i) out[i] = -1;
+      block args = {out, 2 * sizeof(int64_t)};
+      sg_event fin;
+      assert_int_equal(sg_subgraph_instantiate(sg, &args, sizeof args, SG_NO_EVENT, NULL, NULL, &fin), MAPP_OK);
+      assert_int_equal(sg_event_wait(rt, fin), MAPP_OK);
+      for (int r = 0; r < 4; ++r) {
+        assert_int_equal(out[2 * r], src[r]);
+        assert_int_equal(out[2 * r + 1], -1);
+      }
+    }
+    sg_subgraph_destroy(sg);
+    sg_runtime_destroy(rt);
+  }
+}
+
 /* Instantiations chained by their finish events run in launch order even
  * when all are launched before the first may start (run-ahead). */
 typedef struct {
@@ -521,6 +562,7 @@ int main(void) {
       cmocka_unit_test(diamond_replays_in_order),
       cmocka_unit_test(compile_rejects_bad_definitions),
       cmocka_unit_test(ports_and_interpolations),
+      cmocka_unit_test(interpolated_copy_is_planned_again),
       cmocka_unit_test(run_ahead_keeps_order),
       cmocka_unit_test(port_chaining_pipelines),
       cmocka_unit_test(contract_violations_fail_at_the_call),
