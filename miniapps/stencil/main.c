@@ -6,13 +6,13 @@
 #include "stencil.h"
 
 typedef struct {
-  long nx, ny;
-  const char *layout, *init, *cache;
+  long nx, ny, nz;
+  const char *program, *layout, *init, *cache;
   double amplitude, cfl;
   stencil_debug debug;
 } stencil_cli;
 
-static stencil_cli args = {.layout = "auto", .init = "bump", .amplitude = 0.1, .cfl = 0.3};
+static stencil_cli args = {.program = "shallow-water", .layout = "auto", .init = "bump", .amplitude = 0.1, .cfl = 0.3};
 
 static int parse_check(const char *value, void *dest) { return stencil_debug_parse_check(dest, value); }
 
@@ -26,14 +26,19 @@ static int parse_trace(const char *value, void *dest) {
 }
 
 static const mapp_option options[] = {
+    {.name = "program", .kind = MAPP_OPT_CHOICE, .dest = &args.program, .choices = ST_PROGRAM_CHOICES,
+     .help = "the step: a program table (stencil_program_<name>.c)"},
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 1, .max = 1L << 30,
      .default_text = "from --size", .help = "cells in x (per rank along x with --scaling weak)"},
     {.name = "ny", .kind = MAPP_OPT_LONG, .dest = &args.ny, .min = 1, .max = 1L << 30,
      .default_text = "from --size", .help = "cells in y"},
+    {.name = "nz", .kind = MAPP_OPT_LONG, .dest = &args.nz, .min = ST_NZ_MIN, .max = 1L << 20,
+     .default_text = "from --size", .help = "levels of a 3-D program (--program vertical)"},
     {.name = "layout", .kind = MAPP_OPT_STRING, .dest = &args.layout,
      .help = "process grid PXxPY (ranks along x and y), or auto"},
     {.name = "init", .kind = MAPP_OPT_CHOICE, .dest = &args.init, .choices = STENCIL_INIT_CHOICES,
-     .help = "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced bump"},
+     .help = "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced bump "
+             "(shallow-water); a tracer bump, a constant tracer (vertical)"},
     {.name = "amplitude", .kind = MAPP_OPT_DOUBLE, .dest = &args.amplitude, .dmin = -10, .dmax = 10,
      .help = "bump height as a fraction of the mean depth"},
     {.name = "cfl", .kind = MAPP_OPT_DOUBLE, .dest = &args.cfl, .dmin = 1e-6, .dmax = 100,
@@ -57,14 +62,18 @@ static int setup(mapp_run *run, void **state) {
   stencil_config_defaults(&c);
   c.nx = args.nx ? args.nx : p->nx;
   c.ny = args.ny ? args.ny : p->ny;
+  c.nz = args.nz ? args.nz : p->nz;
   c.steps = run->common.steps ? run->common.steps : p->steps;
+  c.program = args.program;
   c.mode = (stencil_mode)run->variant->kind;
   c.backend = run->backend;
   c.amplitude = args.amplitude;
   c.cfl = args.cfl;
   c.debug = args.debug;
   c.init = !strcmp(args.init, "rest") ? STENCIL_INIT_REST
-           : !strcmp(args.init, "geostrophic") ? STENCIL_INIT_GEOSTROPHIC : STENCIL_INIT_BUMP;
+           : !strcmp(args.init, "geostrophic") ? STENCIL_INIT_GEOSTROPHIC
+           : !strcmp(args.init, "constant")    ? STENCIL_INIT_CONSTANT
+                                               : STENCIL_INIT_BUMP;
   if (args.cache) c.cache_dir = args.cache;
   if (c.mode == STENCIL_MODE_BUILD && run->common.output)
     return mapp_fail(MAPP_ERR_INPUT, "--output with --mode build: a build runs no step, so it has no answer to write");
@@ -84,12 +93,18 @@ static int setup(mapp_run *run, void **state) {
   /* Every field of the step over the whole grid (with its 3-cell halos):
    * refused here, naming the bytes, before MPI or the allocator fail on it. */
   size_t cells, bytes;
+  static st_program program; /* a few KB: not on the stack */
+  MAPP_TRY(st_program_make(&program, c.program, NULL));
+  bool levels = false;
+  for (int f = 0; f < program.nfields; ++f) levels |= program.fields[f].dims == 3;
   MAPP_TRY(mapp_size_mul((size_t)(c.nx + 6), (size_t)(c.ny + 6), &cells, "the stencil grid's cells"));
-  MAPP_TRY(mapp_size_mul(cells, ST_NFIELDS * sizeof(double), &bytes, "the stencil fields"));
+  MAPP_TRY(mapp_size_mul(cells, levels ? (size_t)c.nz : 1, &cells, "the stencil grid's cells"));
+  MAPP_TRY(mapp_size_mul(cells, (size_t)program.nfields * sizeof(double), &bytes, "the stencil fields"));
   MAPP_TRY(mapp_size_fits_memory(bytes, "the stencil fields"));
-  run->custom_size = args.nx || args.ny;
+  run->custom_size = args.nx || args.ny || args.nz;
   run->custom_case = run->custom_size || (run->common.steps && run->common.steps != p->steps) ||
-                     strcmp(args.init, "bump") || args.amplitude != 0.1 || args.cfl != 0.3 || c.drop;
+                     strcmp(args.init, "bump") || strcmp(args.program, "shallow-water") || args.amplitude != 0.1 ||
+                     args.cfl != 0.3 || c.drop;
   stencil_state *s = NULL;
   int status = stencil_state_create(run->mpi.comm, &c, &s);
   *state = s;

@@ -30,17 +30,19 @@ typedef struct {
   const char *name;
   long nx, ny; /* global cells (per rank with --scaling weak) */
   long steps;
+  long nz;     /* levels of a 3-D program (a 2-D one has 1) */
 } stencil_preset;
 extern const stencil_preset stencil_presets[4];
 
-typedef enum { STENCIL_INIT_BUMP = 0, STENCIL_INIT_REST, STENCIL_INIT_GEOSTROPHIC } stencil_init;
-#define STENCIL_INIT_CHOICES "bump|rest|geostrophic"
+typedef enum { STENCIL_INIT_BUMP = 0, STENCIL_INIT_REST, STENCIL_INIT_GEOSTROPHIC, STENCIL_INIT_CONSTANT } stencil_init;
+#define STENCIL_INIT_CHOICES "bump|rest|geostrophic|constant"
 
 /* Debug passes (the seed's PACE_DACE_DEBUG): interpreted by eager,
  * generated into the program by the orchestrated modes (part of the key). */
 typedef struct {
   bool nan;
-  bool negative[ST_NFIELDS];
+  char negative_names[256];        /* --check negative=...: resolved against the program */
+  bool negative[ST_MAX_FIELDS];    /* by field, once resolved */
   bool trace;
   long trace_i, trace_j;
   bool progress;
@@ -48,12 +50,16 @@ typedef struct {
 
 bool stencil_debug_any(const stencil_debug *d);
 /* "nan,negative=h,trace,progress" or "none": what the key records. */
-void stencil_debug_describe(const stencil_debug *d, char *buf, size_t len);
-/* --check VALUE: "nan" or "negative=FIELD[,FIELD...]" (unknown field: input error). */
+void stencil_debug_describe(const stencil_debug *d, const st_program *p, char *buf, size_t len);
+/* --check VALUE: "nan" or "negative=FIELD[,FIELD...]"; the names are kept
+ * until the program is known (the options come in any order). */
 int stencil_debug_parse_check(stencil_debug *d, const char *value);
+/* The negative= names as fields of p (an unknown one: input error). */
+int stencil_debug_resolve(stencil_debug *d, const st_program *p);
 
 typedef struct {
-  long nx, ny, steps;
+  const char *program;    /* --program: a name in st_programs */
+  long nx, ny, nz, steps; /* nz: levels of a 3-D program */
   int px, py;             /* process grid (0: from the rank count) */
   stencil_init init;
   double amplitude;       /* bump height as a fraction of the mean depth */
@@ -71,6 +77,7 @@ void stencil_config_defaults(stencil_config *c);
 
 /* The inputs of a cache key, each recorded in the entry's manifest. */
 typedef struct {
+  char program[32], program_hash[17]; /* the table's name and its content (st_program_write) */
   char source_hash[17], header_hash[17];
   char compiler[512], compiler_version[256];
   char flags[1024];
@@ -85,6 +92,7 @@ typedef struct {
   stencil_step_fn step;
   const int *slot; /* pool slot of each field, -1 for state and demoted ones */
   int nslots;
+  int nfields;      /* of the program it was generated from */
   char entry[1024]; /* the entry's folder */
 } stencil_loaded;
 
@@ -96,7 +104,8 @@ typedef struct {
 
 /* The compiler, flags and header this build generates with (configured,
  * overridable by MAPP_STENCIL_CC and MAPP_STENCIL_CFLAGS). */
-int stencil_key_make(const char *source, int cls, mapp_backend backend, const char *debug, stencil_key *key);
+int stencil_key_make(const st_program *p, const char *source, int cls, mapp_backend backend, const char *debug,
+                     stencil_key *key);
 /* Find the entry for key in dir and check it; with may_build a missing or
  * stale entry is (re)built from source first; with load it is loaded. */
 int stencil_cache_get(const char *dir, const stencil_key *key, const char *source, bool may_build, bool load,
@@ -141,8 +150,9 @@ struct stencil_state {
   int cls;
   st_program program;
   size_t field_elems;
-  double *state_fields[ST_NSTATE];
-  double *fields[ST_NFIELDS]; /* the current step's field table */
+  const struct stencil_physics *physics;
+  double *state_fields[ST_MAX_FIELDS];
+  double *fields[ST_MAX_FIELDS]; /* the current step's field table */
   /* eager */
   mapp_pool pool;
   void *eager_kernels; /* per call: the compiled kernels */
@@ -150,16 +160,36 @@ struct stencil_state {
   /* orchestrated */
   st_plan plan;
   stencil_loaded loaded;
-  double *slots[ST_NFIELDS];
+  double *slots[ST_MAX_FIELDS];
   stencil_key key;
   stencil_cache_stats cache;
   int builds_total;
   double build_s_max, load_s_max;
   stencil_hooks hooks;
   long steps_done;
-  double mass0;
-  double *initial_h; /* the geostrophic test compares with it */
+  double conserved0[2]; /* what the physics conserves, at the start */
+  double *initial;      /* the first state field at the start */
+  double **halo_planes; /* a level's plane per entry, for the halo exchange */
 };
+
+/* What a program's step means beyond its table: the physical arguments,
+ * the initial state and the invariants the run verifies
+ * (stencil_physics_<program>.c). */
+typedef struct stencil_physics {
+  const char *program;
+  const char *inits; /* the --init values it accepts */
+  void (*arguments)(stencil_state *s);   /* spacing, time step, coefficients into s->args */
+  int (*initialise)(stencil_state *s);   /* from global indices only: any layout starts the same */
+  int (*verify)(mapp_run *run, stencil_state *s);
+  void (*apply_break)(stencil_state *s, const char *what); /* MAPP_STENCIL_BREAK, rank 0 */
+} stencil_physics;
+extern const stencil_physics stencil_physics_shallow_water, stencil_physics_vertical;
+
+/* A state field by name (NULL when the program has none such). */
+double *stencil_state_field(stencil_state *s, const char *name);
+/* Sum (MPI_SUM) or largest (MPI_MAX, NaN wins) over every interior cell
+ * and level of value(s, element). */
+int stencil_reduce(stencil_state *s, MPI_Op op, double (*value)(const stencil_state *, long), double *out);
 
 int stencil_state_create(MPI_Comm comm, const stencil_config *cfg, stencil_state **out);
 /* Eager: resolve the kernels. Orchestrated: generate, build (build modes,
@@ -178,10 +208,6 @@ int stencil_eager_init(stencil_state *s);
 int stencil_eager_step(stencil_state *s);
 void stencil_eager_free(stencil_state *s);
 
-/* Diagnostics (collective). */
-int stencil_total_mass(stencil_state *s, double *mass);
-int stencil_max_abs_velocity(stencil_state *s, double *vmax);
-int stencil_max_depth_change(stencil_state *s, double *change);
 
 /* ---- driver hooks (stencil_app.c) ---- */
 int stencil_hook_compute(mapp_run *run, void *state);

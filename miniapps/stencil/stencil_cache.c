@@ -114,21 +114,54 @@ static int compiler_version(const char *cc, mapp_backend backend, char *buf, siz
   return MAPP_OK;
 }
 
-int stencil_key_make(const char *source, int cls, mapp_backend backend, const char *debug, stencil_key *key) {
+/* The hash of stencil_kernels.h, and of the program's own body header
+ * where its bodies live in another one (the generated program includes
+ * both). */
+static int headers_hash(const st_program *p, char out[17]) {
+  char header[1200];
+  snprintf(header, sizeof header, "%s/stencil_kernels.h", include_dir());
+  MAPP_TRY(hash_file(header, out, NULL));
+  if (!p->bodies || !strcmp(p->bodies, "stencil_kernels.h")) return MAPP_OK;
+  char bodies[1200], bodies_hash[17];
+  snprintf(bodies, sizeof bodies, "%s/%s", include_dir(), p->bodies);
+  MAPP_TRY(hash_file(bodies, bodies_hash, NULL));
+  hex64(fnv1a(bodies_hash, sizeof bodies_hash, fnv1a(out, 17, FNV_START)), out);
+  return MAPP_OK;
+}
+
+/* The hash of the program's table (st_program_write): part of the key, so
+ * an entry names the program it was generated from. */
+static int program_hash(const st_program *p, char out[17]) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *o = open_memstream(&text, &len);
+  if (!o) return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the program's table");
+  st_program_write(p, o);
+  if (fclose(o) != 0) {
+    free(text);
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot write the program's table");
+  }
+  hex64(fnv1a(text, len, FNV_START), out);
+  free(text);
+  return MAPP_OK;
+}
+
+int stencil_key_make(const st_program *p, const char *source, int cls, mapp_backend backend, const char *debug,
+                     stencil_key *key) {
   memset(key, 0, sizeof *key);
+  snprintf(key->program, sizeof key->program, "%s", p->name ? p->name : "none");
+  MAPP_TRY(program_hash(p, key->program_hash));
   const char *cc = compiler_path(backend);
   snprintf(key->compiler, sizeof key->compiler, "%s", cc);
   MAPP_TRY(compiler_version(cc, backend, key->compiler_version, sizeof key->compiler_version));
   build_flags(backend, key->flags, sizeof key->flags);
   hex64(fnv1a(source, strlen(source), FNV_START), key->source_hash);
-  char header[1200];
-  snprintf(header, sizeof header, "%s/stencil_kernels.h", include_dir());
-  MAPP_TRY(hash_file(header, key->header_hash, NULL));
+  MAPP_TRY(headers_hash(p, key->header_hash));
   st_class_name(cls, key->cls, sizeof key->cls);
   snprintf(key->backend, sizeof key->backend, "%s", mapp_backend_name(backend));
   snprintf(key->debug, sizeof key->debug, "%s", debug);
   const char *parts[] = {key->source_hash, key->header_hash, key->compiler, key->compiler_version,
-                         key->flags, key->cls, key->backend, key->debug};
+                         key->flags, key->cls, key->backend, key->debug, key->program, key->program_hash};
   unsigned long long h = FNV_START;
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) h = fnv1a(parts[i], strlen(parts[i]) + 1, h);
   hex64(h, key->key);
@@ -154,8 +187,10 @@ typedef struct {
 } key_field;
 static const key_field key_fields[] = {
     {"class", "code-path class", offsetof(stencil_key, cls)},
+    {"program", "program", offsetof(stencil_key, program)},
     {"source_hash", "generated source (the step list)", offsetof(stencil_key, source_hash)},
-    {"header_hash", "stencil header stencil_kernels.h", offsetof(stencil_key, header_hash)},
+    {"program_hash", "program table", offsetof(stencil_key, program_hash)},
+    {"header_hash", "stencil headers (stencil_kernels.h, the program's bodies)", offsetof(stencil_key, header_hash)},
     {"compiler", "compiler", offsetof(stencil_key, compiler)},
     {"compiler_version", "compiler version", offsetof(stencil_key, compiler_version)},
     {"flags", "compiler flags", offsetof(stencil_key, flags)},
@@ -177,7 +212,8 @@ static int key_differences(json_t *manifest, const stencil_key *key, char *buf, 
     if (have && !strcmp(have, want)) continue;
     size_t used = strlen(buf);
     if (have && (!strcmp(key_fields[i].json, "compiler_version") || !strcmp(key_fields[i].json, "flags") ||
-                 !strcmp(key_fields[i].json, "class") || !strcmp(key_fields[i].json, "debug")))
+                 !strcmp(key_fields[i].json, "class") || !strcmp(key_fields[i].json, "debug") ||
+                 !strcmp(key_fields[i].json, "program")))
       snprintf(buf + used, len - used, "%s%s ('%s' cached, '%s' now)", n ? ", " : "", key_fields[i].words, have, want);
     else
       snprintf(buf + used, len - used, "%s%s", n ? ", " : "", key_fields[i].words);
@@ -390,11 +426,11 @@ static int load_entry(const char *entry, mapp_backend backend, stencil_loaded *o
   const int *nslots = dlsym(h, "stencil_generated_nslots");
   const int *slot = dlsym(h, "stencil_generated_slot");
   void *step = dlsym(h, "stencil_generated_step");
-  if (!nfields || !nslots || !slot || !step || *nfields != ST_NFIELDS) {
+  if (!nfields || !nslots || !slot || !step) {
     dlclose(h);
     return mapp_fail(MAPP_ERR_INPUT, "shared object %s lacks the generated step's symbols", object);
   }
-  *out = (stencil_loaded){.handle = h, .slot = slot, .nslots = *nslots};
+  *out = (stencil_loaded){.handle = h, .slot = slot, .nslots = *nslots, .nfields = *nfields};
   /* POSIX guarantees a data pointer from dlsym converts to a function pointer */
   memcpy(&out->step, &step, sizeof step);
   snprintf(out->entry, sizeof out->entry, "%s", entry);

@@ -11,7 +11,7 @@
 
 #include "stencil.h"
 
-static const char *field(int f) { return st_field_names[f]; }
+static const char *field(const st_program *p, int f) { return p->fields[f].name; }
 
 /* P/V macros of every call: P_c<k>(n) the array of input n, V_c<k>(n) its
  * value at the point (the local it was demoted to, or the array element). */
@@ -22,10 +22,10 @@ void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan)
     for (int n = 0; n < c->nin; ++n) {
       int f = c->in[n].field;
       if (plan->demoted[f]) {
-        fprintf(o, "#define V_c%d_%d t_%s\n", k, n, field(f));
+        fprintf(o, "#define V_c%d_%d t_%s\n", k, n, field(p, f));
       } else {
-        fprintf(o, "#define P_c%d_%d fld_%s\n", k, n, field(f));
-        fprintf(o, "#define V_c%d_%d fld_%s[k]\n", k, n, field(f));
+        fprintf(o, "#define P_c%d_%d fld_%s\n", k, n, field(p, f));
+        fprintf(o, "#define V_c%d_%d fld_%s[k]\n", k, n, field(p, f));
       }
     }
   }
@@ -83,43 +83,56 @@ static void emit_regions(FILE *o, const st_program *p, const st_plan *plan, int 
     fprintf(o, "      for (long j = rj_lo; j < rj_hi; ++j) {\n        const long gj = a->j0 + j;\n"
                "        for (long i = ri_lo; i < ri_hi; ++i) {\n");
     fprintf(o, "          const long k = a->origin + j * s + i, gi = a->i0 + i;\n          (void)gi; (void)gj;\n");
-    fprintf(o, "          fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n        }\n      }\n    }\n", field(c->out),
+    fprintf(o, "          fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n        }\n      }\n    }\n", field(p, c->out),
             g->body, k, k);
   }
 }
 
-/* One scan of field out over a box (the extent, or a region's box). */
-static void emit_scans(FILE *o, const st_call *c, const stencil_debug *d, const char *box) {
+/* One scan of field out over a box (the extent, or a region's box; of a
+ * 3-D field, the level level_<out> in scope). */
+static void emit_scans(FILE *o, const st_program *p, const st_call *c, const stencil_debug *d, const char *box) {
+  const char *array = p->fields[c->out].dims == 3 ? "level" : "fld";
   if (d->nan)
-    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", fld_%s, %s);\n", c->name, field(c->out),
-            field(c->out), box);
+    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", %s_%s, %s);\n", c->name, field(p, c->out),
+            array, field(p, c->out), box);
   if (d->negative[c->out])
-    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", fld_%s, %s);\n", c->name, field(c->out),
-            field(c->out), box);
+    fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", %s_%s, %s);\n", c->name,
+            field(p, c->out), array, field(p, c->out), box);
 }
 
-/* Debug passes after call k: checks over what it wrote (its extent; for a
- * region-only stencil, each kept region's box), the trace, the progress. */
+/* Debug passes after call k: checks over what it wrote (its extent and
+ * levels; for a region-only stencil, each kept region's box), the trace
+ * (of level 0), the progress. */
 static void emit_debug_after(FILE *o, const st_program *p, const st_plan *plan, int k, const stencil_debug *d) {
   const st_call *c = &p->calls[k];
-  if (c->body) {
-    emit_scans(o, c, d, "i_lo, i_hi, j_lo, j_hi");
+  if (c->body && p->fields[c->out].dims == 3 && (d->nan || d->negative[c->out])) {
+    st_grange r = st_call_levels(c);
+    fprintf(o, "    for (long kz = ");
+    st_emit_gend(o, r.lo_at, r.lo, "nz", "0");
+    fprintf(o, "; kz < ");
+    st_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
+    fprintf(o, "; ++kz) {\n      double *level_%s = fld_%s + kz * a->plane;\n", field(p, c->out), field(p, c->out));
+    fprintf(o, "      (void)level_%s;\n", field(p, c->out));
+    emit_scans(o, p, c, d, "i_lo, i_hi, j_lo, j_hi");
+    fprintf(o, "    }\n");
+  } else if (c->body) {
+    emit_scans(o, p, c, d, "i_lo, i_hi, j_lo, j_hi");
   } else if (d->nan || d->negative[c->out]) {
     for (int r = 0; r < c->nregions; ++r) {
       if (!plan->region_kept[k][r]) continue;
       fprintf(o, "    {\n");
       emit_region_box(o, &c->regions[r]);
-      emit_scans(o, c, d, "ri_lo, ri_hi, rj_lo, rj_hi");
+      emit_scans(o, p, c, d, "ri_lo, ri_hi, rj_lo, rj_hi");
       fprintf(o, "    }\n");
     }
   }
-  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld_%s);\n", c->name, field(c->out), field(c->out));
+  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld_%s);\n", c->name, field(p, c->out), field(p, c->out));
   if (d->progress) fprintf(o, "    st_debug_progress(hk, \"%s\");\n", c->name);
 }
 
 /* Fields a group touches as arrays. */
-static void group_fields(const st_program *p, const st_plan *plan, const st_group *g, bool used[ST_NFIELDS]) {
-  memset(used, 0, sizeof(bool) * ST_NFIELDS);
+static void group_fields(const st_program *p, const st_plan *plan, const st_group *g, bool used[ST_MAX_FIELDS]) {
+  memset(used, 0, sizeof(bool) * ST_MAX_FIELDS);
   for (int k = g->first; k < g->first + g->count; ++k) {
     const st_call *c = &p->calls[k];
     if (!plan->demoted[c->out]) used[c->out] = true;
@@ -162,7 +175,7 @@ static void emit_region_test(FILE *o, const st_region *g, bool only_j) {
  * runs this version on rows none of them touches. */
 void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k, bool row_regions) {
   const st_call *c = &p->calls[k];
-  const char *name = field(c->out);
+  const char *name = field(p, c->out);
   bool inline_regions = st_regions_inline(c);
   if (plan->demoted[c->out]) {
     fprintf(o, "        double v_%s = ST_CALL_%s(P_c%d, V_c%d);\n", name, c->body, k, k);
@@ -219,18 +232,58 @@ static void emit_row(FILE *o, const st_program *p, const st_plan *plan, const st
   }
 }
 
+/* Row j of 3-D group g: its levels in the group's direction, segment by
+ * segment (between consecutive ends of its calls' intervals), each
+ * segment a loop over its levels whose i loop runs the calls active on
+ * all of them, in order. i is innermost: with levels of padded planes it
+ * is the unit stride, so every segment's loop vectorises; a sequential
+ * call walks its column in order because the level loop is outside. */
+static void emit_levels(FILE *o, const st_program *p, const st_plan *plan, const st_group *g) {
+  st_level_end ends[2 * ST_MAX_CALLS];
+  int n = st_group_level_ends(p, g, ends), down = st_group_direction(p, g) < 0;
+  for (int m = 0; m + 1 < n; ++m) {
+    int seg = down ? n - 2 - m : m;
+    st_level_end lo = ends[seg], hi = ends[seg + 1];
+    fprintf(o, "      /* levels [");
+    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    fprintf(o, ", ");
+    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    fprintf(o, ") */\n");
+    if (down) {
+      fprintf(o, "      for (long kz = (");
+      st_emit_gend(o, hi.at, hi.off, "nz", "");
+      fprintf(o, ") - 1; kz >= ");
+      st_emit_gend(o, lo.at, lo.off, "nz", "");
+      fprintf(o, "; --kz) {\n");
+    } else {
+      fprintf(o, "      for (long kz = ");
+      st_emit_gend(o, lo.at, lo.off, "nz", "");
+      fprintf(o, "; kz < ");
+      st_emit_gend(o, hi.at, hi.off, "nz", "");
+      fprintf(o, "; ++kz) {\n");
+    }
+    fprintf(o, "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n"
+               "        const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;\n"
+               "        (void)k; (void)gi; (void)gj;\n");
+    for (int k = g->first; k < g->first + g->count; ++k)
+      if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, false);
+    fprintf(o, "      }\n      }\n");
+  }
+}
+
 /* The head of function <kind><index> (into fo) over the arrays in used,
  * and its call from the step (into o). Each copies the arguments into a
  * local: stores through the field pointers cannot alias it, so its scalars
  * stay in registers. */
-static void emit_function(FILE *fo, FILE *o, const char *kind, int index, const bool used[ST_NFIELDS]) {
+static void emit_function(FILE *fo, FILE *o, const st_program *p, const char *kind, int index,
+                          const bool used[ST_MAX_FIELDS]) {
   fprintf(fo, "static void %s%d(const stencil_args *args, stencil_hooks *hk", kind, index);
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(f));
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(p, f));
   fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
               "  const long s = a->stride;\n  (void)s; (void)hk;\n");
   fprintf(o, "  %s%d(a, hk", kind, index);
-  for (int f = 0; f < ST_NFIELDS; ++f)
+  for (int f = 0; f < p->nfields; ++f)
     if (used[f]) fprintf(o, ", f[%d]", f);
   fprintf(o, ");\n");
 }
@@ -253,21 +306,22 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
   if (!c0->body && !any_region) {
     fprintf(o, "  /* %s: every region removed for this class */\n", c0->name);
     if (d->progress || d->trace) {
-      fprintf(o, "  {\n    double *fld_%s = f[%d];\n    (void)fld_%s;\n", field(c0->out), c0->out, field(c0->out));
+      fprintf(o, "  {\n    double *fld_%s = f[%d];\n    (void)fld_%s;\n", field(p, c0->out), c0->out, field(p, c0->out));
       emit_debug_after(o, p, plan, g->first, d);
       fprintf(o, "  }\n");
     }
     return;
   }
-  bool used[ST_NFIELDS];
+  bool used[ST_MAX_FIELDS];
   group_fields(p, plan, g, used);
-  emit_function(fo, o, "group", gidx, used);
+  emit_function(fo, o, p, "group", gidx, used);
   fprintf(fo, "  {\n");
   emit_extent(fo, c0->body ? &c0->extent : &(st_extent){{-ST_HALO, ST_HALO}, {-ST_HALO, ST_HALO}});
   if (c0->body) {
     if (backend == MAPP_BACKEND_OMP) fprintf(fo, "#pragma omp parallel for schedule(static)\n");
     fprintf(fo, "    for (long j = j_lo; j < j_hi; ++j) {\n      const long gj = a->j0 + j;\n");
-    emit_row(fo, p, plan, g);
+    if (p->fields[c0->out].dims == 3) emit_levels(fo, p, plan, g);
+    else emit_row(fo, p, plan, g);
     fprintf(fo, "    }\n");
   }
   for (int k = g->first; k < g->first + g->count; ++k)
@@ -281,16 +335,16 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
  * are restrict parameters as for a group: no two share a pool slot. */
 static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q) {
   const st_pipe *pipe = &plan->pipes[q];
-  bool used[ST_NFIELDS] = {false}, mine[ST_NFIELDS];
+  bool used[ST_MAX_FIELDS] = {false}, mine[ST_MAX_FIELDS];
   fprintf(o, "  /* groups %d to %d, swept together by rows:", pipe->first, pipe->first + pipe->count - 1);
   for (int m = 0; m < pipe->count; ++m) {
     const st_group *g = &plan->groups[pipe->first + m];
     for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
     fprintf(o, "%s", m + 1 < pipe->count ? " |" : " */\n");
     group_fields(p, plan, g, mine);
-    for (int f = 0; f < ST_NFIELDS; ++f) used[f] |= mine[f];
+    for (int f = 0; f < p->nfields; ++f) used[f] |= mine[f];
   }
-  emit_function(fo, o, "pipe", q, used);
+  emit_function(fo, o, p, "pipe", q, used);
   /* the sweep covers every group's rows, shifted by its lag */
   int lo = 0, hi = 0;
   for (int m = 0; m < pipe->count; ++m) {
@@ -312,9 +366,57 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
   fprintf(fo, "  }\n}\n\n");
 }
 
-static void emit_exchange(FILE *o, const st_exchange *e) {
+/* A column pipe as one function: rows of columns in parallel (omp), each
+ * row running every group's levels in turn (st_pipe_is_column). A column
+ * buffer keeps its pool array but each thread uses only one padded row of
+ * every level of it (padded row t, the thread's number: a thread that
+ * sweeps rows is numbered below the rows swept, at most the padded rows):
+ * fld_<x> is shifted by the swept row, so the bodies' indices k,
+ * k - plane, k + plane land in that row and stay in cache. */
+static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q,
+                             mapp_backend backend) {
+  const st_pipe *pipe = &plan->pipes[q];
+  bool used[ST_MAX_FIELDS] = {false}, mine[ST_MAX_FIELDS];
+  fprintf(o, "  /* groups %d to %d, swept together by rows of columns:", pipe->first, pipe->first + pipe->count - 1);
+  int lo = 0, hi = 0;
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_group *g = &plan->groups[pipe->first + m];
+    for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
+    fprintf(o, "%s", m + 1 < pipe->count ? " |" : " */\n");
+    group_fields(p, plan, g, mine);
+    for (int f = 0; f < p->nfields; ++f) used[f] |= mine[f];
+    const st_extent *e = &p->calls[g->first].extent;
+    if (m == 0 || e->j.lo < lo) lo = e->j.lo;
+    if (m == 0 || e->j.hi > hi) hi = e->j.hi;
+  }
+  emit_function(fo, o, p, "pipe", q, used);
+  bool omp = backend == MAPP_BACKEND_OMP;
+  fprintf(fo, "%s  {\n    const long t = %s;\n", omp ? "#pragma omp parallel\n" : "",
+          omp ? "omp_get_thread_num()" : "0");
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f] && plan->buffered[f])
+      fprintf(fo, "    double *const col_%s = fld_%s + (t - ST_HALO) * s; /* padded row t */\n", field(p, f),
+              field(p, f));
+  fprintf(fo, "%s    for (long j = %d; j < a->ly + %d; ++j) {\n      const long gj = a->j0 + j;\n",
+          omp ? "#pragma omp for schedule(static)\n" : "", lo, hi);
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f] && plan->buffered[f])
+      fprintf(fo, "      double *restrict const fld_%s = col_%s - j * s; /* column buffer */\n", field(p, f),
+              field(p, f));
+  for (int m = 0; m < pipe->count; ++m) {
+    const st_group *g = &plan->groups[pipe->first + m];
+    const st_extent *e = &p->calls[g->first].extent;
+    fprintf(fo, "      if (j >= %d && j < a->ly + %d) { /* group %d */\n", e->j.lo, e->j.hi, pipe->first + m);
+    fprintf(fo, "        const long i_lo = %d, i_hi = a->lx + %d;\n", e->i.lo, e->i.hi);
+    emit_levels(fo, p, plan, g);
+    fprintf(fo, "      }\n");
+  }
+  fprintf(fo, "    }\n  }\n}\n\n");
+}
+
+static void emit_exchange(FILE *o, const st_program *p, const st_exchange *e) {
   fprintf(o, "  { /* halo exchange:");
-  for (int m = 0; m < e->nfields; ++m) fprintf(o, " %s", field(e->fields[m]));
+  for (int m = 0; m < e->nfields; ++m) fprintf(o, " %s", field(p, e->fields[m]));
   fprintf(o, " */\n    static const int xf[] = {");
   for (int m = 0; m < e->nfields; ++m) fprintf(o, "%s%d", m ? ", " : "", e->fields[m]);
   fprintf(o, "};\n    if (hk->halo(hk->halo_ctx, xf, %d)) return 3;\n  }\n", e->nfields);
@@ -329,17 +431,20 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
   if (!o) return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
   char cls[16], dbg[256];
   st_class_name(plan->cls, cls, sizeof cls);
-  stencil_debug_describe(debug, dbg, sizeof dbg);
-  fprintf(o, "/* Generated by mapp-stencil: the whole shallow-water step for code-path class '%s',\n"
+  stencil_debug_describe(debug, p, dbg, sizeof dbg);
+  fprintf(o, "/* Generated by mapp-stencil: the whole %s step for code-path class '%s',\n"
              " * backend %s, debug passes %s. %d stencil calls in %d loops (%d passes over the rows), %d regions\n"
              " * kept, %d removed, %d of %d temporaries demoted to locals, the rest in %d pooled arrays. */\n",
-          cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->npipes, plan->nregions_kept,
+          p->name, cls, mapp_backend_name(backend), dbg, p->ncalls, plan->ngroups, plan->npipes, plan->nregions_kept,
           plan->nregions_removed, plan->ndemoted, plan->ntemps, plan->nslots);
-  fprintf(o, "#include \"stencil_kernels.h\"\n\n");
-  fprintf(o, "const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
+  fprintf(o, "#include \"%s\"\n", p->bodies);
+  bool columns = false;
+  for (int q = 0; q < plan->npipes; ++q) columns |= st_pipe_is_column(p, plan, &plan->pipes[q]);
+  fprintf(o, "%s\n", columns && backend == MAPP_BACKEND_OMP ? "#include <omp.h>\n" : "");
+  fprintf(o, "const int stencil_generated_nfields = %d;\n", p->nfields);
   fprintf(o, "const int stencil_generated_nslots = %d;\n", plan->nslots);
-  fprintf(o, "const int stencil_generated_slot[%d] = {", ST_NFIELDS);
-  for (int f = 0; f < ST_NFIELDS; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
+  fprintf(o, "const int stencil_generated_slot[%d] = {", p->nfields);
+  for (int f = 0; f < p->nfields; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
   fprintf(o, "};\n\n");
   stencil_emit_call_macros(o, p, plan);
   /* The group functions first, then the step that calls them in order.
@@ -358,8 +463,9 @@ int stencil_generate(const st_program *p, const st_plan *plan, mapp_backend back
     const st_pipe *pipe = &plan->pipes[q];
     /* exchanges come only before a pipe's first group (make_pipes) */
     while (e < plan->nexchanges && plan->exchanges[e].before == plan->groups[pipe->first].first)
-      emit_exchange(b, &plan->exchanges[e++]);
-    if (pipe->count > 1) emit_pipe(o, b, p, plan, q);
+      emit_exchange(b, p, &plan->exchanges[e++]);
+    if (st_pipe_is_column(p, plan, pipe)) emit_column_pipe(o, b, p, plan, q, backend);
+    else if (pipe->count > 1) emit_pipe(o, b, p, plan, q);
     else emit_group(o, b, p, plan, pipe->first, backend, debug);
   }
   fclose(b);

@@ -7,18 +7,20 @@
  * come from the same stencil_kernels.h, compiled __host__ __device__, with
  * -fmad=false so no multiply-add is contracted. Regions of stencils with a
  * body are selects inside the kernel, as in the C program; ghost fills
- * (regions only) are kernels of their own. */
+ * (regions only) are kernels of their own. A 3-D group is a kernel with a
+ * thread per column, walking its levels in the group's order (sequential
+ * in k, parallel in i and j). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stencil.h"
 
-static const char *field(int f) { return st_field_names[f]; }
+static const char *field(const st_program *p, int f) { return p->fields[f].name; }
 
 /* Arrays touched by calls [first, first + count) (demoted ones are locals). */
-static void arrays_of(const st_program *p, const st_plan *plan, int first, int count, bool used[ST_NFIELDS]) {
-  memset(used, 0, sizeof(bool) * ST_NFIELDS);
+static void arrays_of(const st_program *p, const st_plan *plan, int first, int count, bool used[ST_MAX_FIELDS]) {
+  memset(used, 0, sizeof(bool) * ST_MAX_FIELDS);
   for (int k = first; k < first + count; ++k) {
     const st_call *c = &p->calls[k];
     if (!plan->demoted[c->out]) used[c->out] = true;
@@ -27,36 +29,70 @@ static void arrays_of(const st_program *p, const st_plan *plan, int first, int c
   }
 }
 
-static void params(FILE *o, const bool used[ST_NFIELDS]) {
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (used[f]) fprintf(o, ", double *__restrict__ fld_%s", field(f));
+static void params(FILE *o, const st_program *p, const bool used[ST_MAX_FIELDS]) {
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f]) fprintf(o, ", double *__restrict__ fld_%s", field(p, f));
 }
-static void args(FILE *o, const bool used[ST_NFIELDS]) {
-  for (int f = 0; f < ST_NFIELDS; ++f)
+static void args(FILE *o, const st_program *p, const bool used[ST_MAX_FIELDS]) {
+  for (int f = 0; f < p->nfields; ++f)
     if (used[f]) fprintf(o, ", f[%d]", f);
 }
 
-static void kernel_prologue(FILE *o, const char *lo_i, const char *lo_j, const char *hi_i, const char *hi_j) {
+/* A thread per point of a 2-D kernel, per column of a 3-D one (whose
+ * element index k is then set level by level). */
+static void kernel_prologue(FILE *o, const char *lo_i, const char *lo_j, const char *hi_i, const char *hi_j,
+                            bool column) {
   fprintf(o, "  const stencil_args *a = &a_;\n  const long s = a->stride;\n  (void)s;\n"
              "  const long i = %s + (long)(blockIdx.x * blockDim.x + threadIdx.x);\n"
              "  const long j = %s + (long)(blockIdx.y * blockDim.y + threadIdx.y);\n"
              "  if (i >= %s || j >= %s) return;\n"
-             "  const long gj = a->j0 + j, gi = a->i0 + i, k = a->origin + j * s + i;\n"
-             "  (void)gi; (void)gj;\n", lo_i, lo_j, hi_i, hi_j);
+             "  const long gj = a->j0 + j, gi = a->i0 + i%s;\n"
+             "  (void)gi; (void)gj;\n", lo_i, lo_j, hi_i, hi_j, column ? "" : ", k = a->origin + j * s + i");
+}
+
+/* The levels of 3-D group gr in one thread's column: segment by segment
+ * (st_group_level_ends), in the group's direction, the calls active on
+ * each segment in order, as the C program's level loops. */
+static void emit_column(FILE *o, const st_program *p, const st_plan *plan, const st_group *gr) {
+  st_level_end ends[2 * ST_MAX_CALLS];
+  int n = st_group_level_ends(p, gr, ends), down = st_group_direction(p, gr) < 0;
+  for (int m = 0; m + 1 < n; ++m) {
+    int seg = down ? n - 2 - m : m;
+    st_level_end lo = ends[seg], hi = ends[seg + 1];
+    if (down) {
+      fprintf(o, "  for (long kz = (");
+      st_emit_gend(o, hi.at, hi.off, "nz", "");
+      fprintf(o, ") - 1; kz >= ");
+      st_emit_gend(o, lo.at, lo.off, "nz", "");
+      fprintf(o, "; --kz) {\n");
+    } else {
+      fprintf(o, "  for (long kz = ");
+      st_emit_gend(o, lo.at, lo.off, "nz", "");
+      fprintf(o, "; kz < ");
+      st_emit_gend(o, hi.at, hi.off, "nz", "");
+      fprintf(o, "; ++kz) {\n");
+    }
+    fprintf(o, "        const long k = a->origin + kz * a->plane + j * s + i;\n");
+    for (int k = gr->first; k < gr->first + gr->count; ++k)
+      if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, true);
+    fprintf(o, "  }\n");
+  }
 }
 
 static void emit_kernels(FILE *o, const st_program *p, const st_plan *plan) {
-  bool used[ST_NFIELDS];
+  bool used[ST_MAX_FIELDS];
   for (int g = 0; g < plan->ngroups; ++g) {
     const st_group *gr = &plan->groups[g];
     const st_call *c0 = &p->calls[gr->first];
     if (c0->body) {
       arrays_of(p, plan, gr->first, gr->count, used);
       fprintf(o, "__global__ void group%d(stencil_args a_, long i_lo, long i_hi, long j_lo, long j_hi", g);
-      params(o, used);
+      params(o, p, used);
       fprintf(o, ") {\n");
-      kernel_prologue(o, "i_lo", "j_lo", "i_hi", "j_hi");
-      for (int k = gr->first; k < gr->first + gr->count; ++k) stencil_emit_point_call(o, p, plan, k, true);
+      bool column = p->fields[c0->out].dims == 3;
+      kernel_prologue(o, "i_lo", "j_lo", "i_hi", "j_hi", column);
+      if (column) emit_column(o, p, plan, gr);
+      for (int k = gr->first; k < gr->first + gr->count && !column; ++k) stencil_emit_point_call(o, p, plan, k, true);
       fprintf(o, "}\n");
     }
     for (int k = gr->first; k < gr->first + gr->count; ++k)
@@ -64,33 +100,48 @@ static void emit_kernels(FILE *o, const st_program *p, const st_plan *plan) {
         if (!plan->region_kept[k][r]) continue;
         arrays_of(p, plan, k, 1, used);
         fprintf(o, "__global__ void region_c%d_r%d(stencil_args a_, long ri_lo, long ri_hi, long rj_lo, long rj_hi", k, r);
-        params(o, used);
+        params(o, p, used);
         fprintf(o, ") {\n");
-        kernel_prologue(o, "ri_lo", "rj_lo", "ri_hi", "rj_hi");
-        fprintf(o, "  fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n}\n", field(p->calls[k].out), p->calls[k].regions[r].body, k, k);
+        kernel_prologue(o, "ri_lo", "rj_lo", "ri_hi", "rj_hi", false);
+        fprintf(o, "  fld_%s[k] = ST_CALL_%s(P_c%d, V_c%d);\n}\n", field(p, p->calls[k].out), p->calls[k].regions[r].body, k, k);
       }
   }
 }
 
-static void launch_box(FILE *o, const char *kernel, const char *box, const bool used[ST_NFIELDS]) {
+static void launch_box(FILE *o, const st_program *p, const char *kernel, const char *box,
+                       const bool used[ST_MAX_FIELDS]) {
   fprintf(o, "    if (%s_i1 > %s_i0 && %s_j1 > %s_j0) {\n", box, box, box, box);
   fprintf(o, "      dim3 block(32, 8), grid((unsigned)((%s_i1 - %s_i0 + 31) / 32), (unsigned)((%s_j1 - %s_j0 + 7) / 8));\n",
           box, box, box, box);
   fprintf(o, "      %s<<<grid, block, 0, stream>>>(*a, %s_i0, %s_i1, %s_j0, %s_j1", kernel, box, box, box, box);
-  args(o, used);
+  args(o, p, used);
   fprintf(o, ");\n    }\n");
 }
 
-static void emit_debug(FILE *o, const st_call *c, const stencil_debug *d) {
+static void emit_debug(FILE *o, const st_program *p, const st_call *c, const stencil_debug *d) {
   if (!stencil_debug_any(d)) return;
   fprintf(o, "    if (cudaStreamSynchronize(stream) != cudaSuccess) return 3;\n    { double *fld = f[%d]; (void)fld;\n", c->out);
   /* ghost fills (region-only) are not scanned in the CUDA program */
   if (c->body) {
-    if (d->nan) fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", fld, e_i0, e_i1, e_j0, e_j1);\n", c->name, field(c->out));
+    bool levels = p->fields[c->out].dims == 3;
+    if (levels) { /* each level of the call's interval */
+      st_grange r = st_call_levels(c);
+      fprintf(o, "    for (long kz = ");
+      st_emit_gend(o, r.lo_at, r.lo, "nz", "0");
+      fprintf(o, "; kz < ");
+      st_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
+      fprintf(o, "; ++kz) {\n");
+    }
+    const char *x = levels ? "fld + kz * a->plane" : "fld";
+    if (d->nan)
+      fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NAN, \"%s\", \"%s\", %s, e_i0, e_i1, e_j0, e_j1);\n", c->name,
+              field(p, c->out), x);
     if (d->negative[c->out])
-      fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", fld, e_i0, e_i1, e_j0, e_j1);\n", c->name, field(c->out));
+      fprintf(o, "    st_debug_scan(a, hk, ST_CHECK_NEGATIVE, \"%s\", \"%s\", %s, e_i0, e_i1, e_j0, e_j1);\n", c->name,
+              field(p, c->out), x);
+    if (levels) fprintf(o, "    }\n");
   }
-  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld);\n", c->name, field(c->out));
+  if (d->trace) fprintf(o, "    st_debug_trace(a, hk, \"%s\", \"%s\", fld);\n", c->name, field(p, c->out));
   if (d->progress) fprintf(o, "    st_debug_progress(hk, \"%s\");\n", c->name);
   fprintf(o, "    }\n");
 }
@@ -99,7 +150,7 @@ static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const s
   fprintf(o, "extern \"C\" int stencil_generated_step(const stencil_args *a, double *const *f, stencil_hooks *hk) {\n"
              "  static cudaStream_t stream = 0;\n"
              "  if (!stream && cudaStreamCreate(&stream) != cudaSuccess) return 3;\n");
-  bool used[ST_NFIELDS];
+  bool used[ST_MAX_FIELDS];
   int e = 0;
   for (int g = 0; g < plan->ngroups; ++g) {
     const st_group *gr = &plan->groups[g];
@@ -120,7 +171,7 @@ static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const s
       arrays_of(p, plan, gr->first, gr->count, used);
       char kernel[32];
       snprintf(kernel, sizeof kernel, "group%d", g);
-      launch_box(o, kernel, "e", used);
+      launch_box(o, p, kernel, "e", used);
     }
     for (int k = gr->first; k < gr->first + gr->count; ++k) {
       const st_call *c = &p->calls[k];
@@ -133,11 +184,11 @@ static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const s
         arrays_of(p, plan, k, 1, used);
         char kernel[48];
         snprintf(kernel, sizeof kernel, "region_c%d_r%d", k, r);
-        launch_box(o, kernel, "r", used);
+        launch_box(o, p, kernel, "r", used);
         fprintf(o, "    }\n");
       }
     }
-    for (int k = gr->first; k < gr->first + gr->count; ++k) emit_debug(o, &p->calls[k], d);
+    for (int k = gr->first; k < gr->first + gr->count; ++k) emit_debug(o, p, &p->calls[k], d);
     fprintf(o, "  }\n");
   }
   fprintf(o, "  if (cudaStreamSynchronize(stream) != cudaSuccess) return 3;\n"
@@ -151,15 +202,15 @@ int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stenci
   if (!o) return mapp_fail(MAPP_ERR_SYSTEM, "cannot open a memory stream for the generated source");
   char cls[16], dbg[256];
   st_class_name(plan->cls, cls, sizeof cls);
-  stencil_debug_describe(debug, dbg, sizeof dbg);
-  fprintf(o, "/* Generated by mapp-stencil: the shallow-water step for class '%s' as CUDA C, debug passes %s:\n"
+  stencil_debug_describe(debug, p, dbg, sizeof dbg);
+  fprintf(o, "/* Generated by mapp-stencil: the %s step for class '%s' as CUDA C, debug passes %s:\n"
              " * %d kernels for %d stencil calls, %d of %d temporaries demoted to registers. */\n",
-          cls, dbg, plan->ngroups, p->ncalls, plan->ndemoted, plan->ntemps);
-  fprintf(o, "#include <cuda_runtime.h>\n#define ST_DEVICE __host__ __device__\n#include \"stencil_kernels.h\"\n\n");
-  fprintf(o, "extern \"C\" const int stencil_generated_nfields = %d;\n", ST_NFIELDS);
+          p->name, cls, dbg, plan->ngroups, p->ncalls, plan->ndemoted, plan->ntemps);
+  fprintf(o, "#include <cuda_runtime.h>\n#define ST_DEVICE __host__ __device__\n#include \"%s\"\n\n", p->bodies);
+  fprintf(o, "extern \"C\" const int stencil_generated_nfields = %d;\n", p->nfields);
   fprintf(o, "extern \"C\" const int stencil_generated_nslots = %d;\n", plan->nslots);
-  fprintf(o, "extern \"C\" const int stencil_generated_slot[%d] = {", ST_NFIELDS);
-  for (int f = 0; f < ST_NFIELDS; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
+  fprintf(o, "extern \"C\" const int stencil_generated_slot[%d] = {", p->nfields);
+  for (int f = 0; f < p->nfields; ++f) fprintf(o, "%s%d", f ? ", " : "", plan->slot[f]);
   fprintf(o, "};\n\n");
   stencil_emit_call_macros(o, p, plan);
   emit_kernels(o, p, plan);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stencil.h"
+#include "stencil_bodies_vertical.h"
 
 /* One kernel per body: the body in its own loop over a local box. */
 typedef void (*eager_kernel)(const stencil_args *a, const long box[4], double *const *in, double *out);
@@ -30,22 +31,48 @@ typedef void (*eager_kernel)(const stencil_args *a, const long box[4], double *c
   }
 ST_BODIES(EAGER_KERNEL)
 
+/* A 3-D body in its own loop: each column (j, then i) visits the levels
+ * [box[4], box[5]) upwards, or downwards when dir < 0 (a backward call),
+ * so a sequential call reads the levels it wrote before. */
+typedef void (*eager_kernel3)(const stencil_args *a, const long box[6], int dir, double *const *in, double *out);
+#define EAGER_KERNEL3(name)                                                                        \
+  static void eager3_##name(const stencil_args *args, const long box[6], int dir, double *const *in, double *out) { \
+    const stencil_args local_args = *args;                                                         \
+    const stencil_args *const a = &local_args;                                                     \
+    const long s = a->stride;                                                                      \
+    _Pragma("omp parallel for schedule(static)") for (long j = box[2]; j < box[3]; ++j) {          \
+      const long gj = a->j0 + j;                                                                   \
+      for (long n = 0; n < box[5] - box[4]; ++n) {                                                 \
+        const long kz = dir < 0 ? box[5] - 1 - n : box[4] + n;                                     \
+        for (long i = box[0]; i < box[1]; ++i) {                                                   \
+          const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;                    \
+          (void)gi, (void)gj, (void)in;                                                            \
+          out[k] = ST_CALL_##name(EAGER_P, EAGER_V);                                               \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+ST_BODIES_VERTICAL(EAGER_KERNEL3)
+
 typedef struct {
   const char *name;
   eager_kernel fn;
+  eager_kernel3 fn3;
 } kernel_entry;
-#define EAGER_ENTRY(name) {#name, eager_##name},
-static const kernel_entry kernels[] = {ST_BODIES(EAGER_ENTRY){NULL, NULL}};
+#define EAGER_ENTRY(name) {#name, eager_##name, NULL},
+#define EAGER_ENTRY3(name) {#name, NULL, eager3_##name},
+static const kernel_entry kernels[] = {ST_BODIES(EAGER_ENTRY) ST_BODIES_VERTICAL(EAGER_ENTRY3){NULL, NULL, NULL}};
 
-static eager_kernel kernel_find(const char *name) {
+static const kernel_entry *kernel_find(const char *name, bool vertical) {
   for (const kernel_entry *e = kernels; e->name; ++e)
-    if (!strcmp(e->name, name)) return e->fn;
+    if (!strcmp(e->name, name) && (vertical ? e->fn3 != NULL : e->fn != NULL)) return e;
   return NULL;
 }
 
 /* The kernels of each call, resolved once (like stencils compiled at init). */
 typedef struct {
   eager_kernel body[ST_MAX_CALLS];
+  eager_kernel3 body3[ST_MAX_CALLS];
   eager_kernel region[ST_MAX_CALLS][ST_MAX_REGIONS];
 } eager_table;
 
@@ -55,15 +82,19 @@ int stencil_eager_init(stencil_state *s) {
   s->eager_kernels = t;
   for (int k = 0; k < s->program.ncalls; ++k) {
     const st_call *c = &s->program.calls[k];
-    if (c->body && !(t->body[k] = kernel_find(c->body)))
-      return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for body %s", c->name, c->body);
-    for (int r = 0; r < c->nregions; ++r)
-      if (!(t->region[k][r] = kernel_find(c->regions[r].body)))
-        return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for region %s", c->name, c->regions[r].body);
+    bool vertical = s->program.fields[c->out].dims == 3;
+    const kernel_entry *e = c->body ? kernel_find(c->body, vertical) : NULL;
+    if (c->body && !e) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for body %s", c->name, c->body);
+    if (e) t->body[k] = e->fn, t->body3[k] = e->fn3;
+    for (int r = 0; r < c->nregions; ++r) {
+      e = kernel_find(c->regions[r].body, false);
+      if (!e) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for region %s", c->name, c->regions[r].body);
+      t->region[k][r] = e->fn;
+    }
   }
   /* The pool holds every temporary of a step at once: eager cannot know
    * which ones could share memory. */
-  size_t bytes = (size_t)(ST_NFIELDS - ST_NSTATE) * (s->field_elems * sizeof(double) + MAPP_POOL_ALIGN);
+  size_t bytes = (size_t)(s->program.nfields - s->program.nstate) * (s->field_elems * sizeof(double) + MAPP_POOL_ALIGN);
   return mapp_pool_init(&s->pool, bytes);
 }
 
@@ -75,40 +106,45 @@ void stencil_eager_free(stencil_state *s) {
 
 /* The argument checks a stencil call makes before it runs. */
 static int validate_call(const stencil_state *s, const st_call *c, int k) {
-  if (c->out < 0 || c->out >= ST_NFIELDS || c->nin > ST_MAX_IN)
+  if (c->out < 0 || c->out >= s->program.nfields || c->nin > ST_MAX_IN)
     return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s (call %d): bad field arguments", c->name, k);
   for (int n = 0; n < c->nin; ++n)
     if (!s->fields[c->in[n].field])
       return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: input %s was never computed", c->name,
-                       st_field_names[c->in[n].field]);
+                       s->program.fields[c->in[n].field].name);
   const st_extent *e = &c->extent;
   if (e->i.lo < -ST_HALO || e->i.hi > ST_HALO || e->j.lo < -ST_HALO || e->j.hi > ST_HALO)
     return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: extent leaves the padded arrays", c->name);
   return MAPP_OK;
 }
 
-static void scan(stencil_state *s, const st_call *c, const long box[4]) {
+/* Levels [k_lo, k_hi) of box (a 2-D call: level 0). */
+static void scan(stencil_state *s, const st_call *c, const long box[4], long k_lo, long k_hi) {
   const stencil_debug *d = &s->cfg.debug;
-  double *x = s->fields[c->out];
-  if (d->nan) st_debug_scan(&s->args, &s->hooks, ST_CHECK_NAN, c->name, st_field_names[c->out], x, box[0], box[1], box[2], box[3]);
-  if (d->negative[c->out])
-    st_debug_scan(&s->args, &s->hooks, ST_CHECK_NEGATIVE, c->name, st_field_names[c->out], x, box[0], box[1], box[2], box[3]);
+  const char *field = s->program.fields[c->out].name;
+  for (long kz = k_lo; kz < k_hi; ++kz) {
+    double *x = s->fields[c->out] + kz * s->args.plane;
+    if (d->nan) st_debug_scan(&s->args, &s->hooks, ST_CHECK_NAN, c->name, field, x, box[0], box[1], box[2], box[3]);
+    if (d->negative[c->out])
+      st_debug_scan(&s->args, &s->hooks, ST_CHECK_NEGATIVE, c->name, field, x, box[0], box[1], box[2], box[3]);
+  }
 }
 
-/* Checks over what the call wrote (its extent; for a region-only stencil,
- * each region's box on this rank), then the trace and the progress. */
-static void debug_after(stencil_state *s, const st_call *c, const long box[4]) {
+/* Checks over what the call wrote (its extent and levels; for a
+ * region-only stencil, each region's box on this rank), then the trace (of
+ * level 0) and the progress. */
+static void debug_after(stencil_state *s, const st_call *c, const long box[6]) {
   const stencil_debug *d = &s->cfg.debug;
   double *x = s->fields[c->out];
   if (c->body) {
-    scan(s, c, box);
+    scan(s, c, box, box[4], box[5]);
   } else {
     for (int r = 0; r < c->nregions; ++r) {
       long rbox[4];
-      if (st_region_box(&c->regions[r], &c->extent, &s->args, rbox)) scan(s, c, rbox);
+      if (st_region_box(&c->regions[r], &c->extent, &s->args, rbox)) scan(s, c, rbox, 0, 1);
     }
   }
-  if (d->trace) st_debug_trace(&s->args, &s->hooks, c->name, st_field_names[c->out], x);
+  if (d->trace) st_debug_trace(&s->args, &s->hooks, c->name, s->program.fields[c->out].name, x);
   if (d->progress) st_debug_progress(&s->hooks, c->name);
 }
 
@@ -116,15 +152,15 @@ int stencil_eager_step(stencil_state *s) {
   const eager_table *t = s->eager_kernels;
   const stencil_args *a = &s->args;
   size_t mark = mapp_pool_mark(&s->pool);
-  for (int f = ST_NSTATE; f < ST_NFIELDS; ++f) s->fields[f] = NULL;
+  for (int f = s->program.nstate; f < s->program.nfields; ++f) s->fields[f] = NULL;
   st_validity valid;
-  st_validity_start(&valid);
+  st_validity_start(&valid, &s->program);
   int status = MAPP_OK;
   for (int k = 0; k < s->program.ncalls && status == MAPP_OK; ++k) {
     const st_call *c = &s->program.calls[k];
     MAPP_TRY(validate_call(s, c, k));
     /* Halos this call reads that are not valid yet. */
-    int need[ST_NFIELDS];
+    int need[ST_MAX_FIELDS];
     int n = st_halo_needs(c, &valid, need);
     if (n < 0) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s reads a field where it was never computed", c->name);
     if (n > 0) {
@@ -137,8 +173,13 @@ int stencil_eager_step(stencil_state *s) {
       MAPP_TRY(mapp_pool_alloc(&s->pool, s->field_elems * sizeof(double), (void **)&s->fields[c->out]));
     double *in[ST_MAX_IN];
     for (int m = 0; m < c->nin; ++m) in[m] = s->fields[c->in[m].field];
-    long box[4] = {c->extent.i.lo, a->lx + c->extent.i.hi, c->extent.j.lo, a->ly + c->extent.j.hi};
-    if (c->body) t->body[k](a, box, in, s->fields[c->out]);
+    long box[6] = {c->extent.i.lo, a->lx + c->extent.i.hi, c->extent.j.lo, a->ly + c->extent.j.hi, 0, 1};
+    if (t->body3[k]) {
+      st_call_level_bounds(c, a->nz, &box[4], &box[5]);
+      t->body3[k](a, box, c->order == ST_K_BACKWARD ? -1 : 1, in, s->fields[c->out]);
+    } else if (c->body) {
+      t->body[k](a, box, in, s->fields[c->out]);
+    }
     for (int r = 0; r < c->nregions; ++r) {
       long rbox[4];
       if (st_region_box(&c->regions[r], &c->extent, a, rbox)) t->region[k][r](a, rbox, in, s->fields[c->out]);

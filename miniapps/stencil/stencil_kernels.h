@@ -65,6 +65,12 @@ typedef struct {
   double g;        /* gravity (m/s^2) */
   double f0, beta; /* Coriolis f = f0 + beta * y, y the global cell-centre coordinate (m) */
   double nu;       /* divergence damping coefficient (m^2/s) */
+  /* 3-D fields are nz levels of padded planes: element origin + kz plane +
+   * j stride + i. A 2-D program has nz 1. */
+  long nz;         /* levels */
+  long plane;      /* elements of one padded level */
+  double kappa;    /* vertical diffusivity over the thickness scale, dt kappa / dp^2 (vertical program) */
+  double mix;      /* fraction exchanged between neighbouring levels by the remap pass */
 } stencil_args;
 
 /* ---- debug passes (the seed's PACE_DACE_DEBUG), shared by both modes ---- */

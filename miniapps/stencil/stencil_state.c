@@ -8,10 +8,10 @@
 #include "stencil.h"
 
 const stencil_preset stencil_presets[4] = {
-    {"tiny", 24, 24, 20},
-    {"small", 96, 96, 50},     /* Pace's 48 x 48 per rank on 2 x 2 */
-    {"medium", 384, 384, 20},
-    {"large", 1024, 1024, 10},
+    {"tiny", 24, 24, 20, 8},
+    {"small", 96, 96, 50, 20},     /* Pace's 48 x 48 per rank on 2 x 2 */
+    {"medium", 384, 384, 20, 40},
+    {"large", 1024, 1024, 10, 80}, /* FV3's 79-80 levels */
 };
 
 const mapp_variant_info stencil_variants[] = {
@@ -31,16 +31,8 @@ const mapp_variant_info stencil_variants[] = {
     {0},
 };
 
-/* Physical constants of the test case. */
-#define MEAN_DEPTH 100.0 /* m */
-#define GRAVITY 9.81
-#define SPACING 1.0e5 /* m */
-#define F0 1.0e-4
-#define BETA 2.0e-12
-#define DAMPING 0.02 /* nu dt / dx^2 */
-
 void stencil_config_defaults(stencil_config *c) {
-  *c = (stencil_config){.nx = 24, .ny = 24, .steps = 20, .init = STENCIL_INIT_BUMP, .amplitude = 0.1, .cfl = 0.3,
+  *c = (stencil_config){.program = st_programs[0].name, .nx = 24, .nz = 8, .ny = 24, .steps = 20, .init = STENCIL_INIT_BUMP, .amplitude = 0.1, .cfl = 0.3,
                         .mode = STENCIL_MODE_EAGER, .backend = MAPP_BACKEND_SERIAL};
   c->cache_dir = stencil_cache_default();
 }
@@ -49,17 +41,17 @@ void stencil_config_defaults(stencil_config *c) {
 
 bool stencil_debug_any(const stencil_debug *d) {
   bool any = d->nan || d->trace || d->progress;
-  for (int f = 0; f < ST_NFIELDS; ++f) any |= d->negative[f];
+  for (int f = 0; f < ST_MAX_FIELDS; ++f) any |= d->negative[f];
   return any;
 }
 
-void stencil_debug_describe(const stencil_debug *d, char *buf, size_t len) {
+void stencil_debug_describe(const stencil_debug *d, const st_program *p, char *buf, size_t len) {
   buf[0] = '\0';
   size_t used = 0;
 #define APPEND(...) used += (size_t)snprintf(buf + used, used < len ? len - used : 0, __VA_ARGS__)
   if (d->nan) APPEND("%snan", used ? "," : "");
-  for (int f = 0; f < ST_NFIELDS; ++f)
-    if (d->negative[f]) APPEND("%snegative=%s", used ? "," : "", st_field_names[f]);
+  for (int f = 0; f < p->nfields; ++f)
+    if (d->negative[f]) APPEND("%snegative=%s", used ? "," : "", p->fields[f].name);
   if (d->trace) APPEND("%strace", used ? "," : "");
   if (d->progress) APPEND("%sprogress", used ? "," : "");
   if (!used) APPEND("none");
@@ -73,18 +65,30 @@ int stencil_debug_parse_check(stencil_debug *d, const char *value) {
   }
   if (strncmp(value, "negative=", 9) != 0)
     return mapp_fail(MAPP_ERR_INPUT, "--check: '%s' is neither nan nor negative=FIELD[,FIELD...]", value);
-  char names[512];
-  snprintf(names, sizeof names, "%s", value + 9);
+  if (strspn(value + 9, ",") == strlen(value + 9)) return mapp_fail(MAPP_ERR_INPUT, "--check negative= names no field");
+  size_t used = strlen(d->negative_names);
+  if (used + strlen(value + 9) + 2 > sizeof d->negative_names)
+    return mapp_fail(MAPP_ERR_INPUT, "--check negative=: too many fields");
+  snprintf(d->negative_names + used, sizeof d->negative_names - used, "%s%s", used ? "," : "", value + 9);
+  return MAPP_OK;
+}
+
+int stencil_debug_resolve(stencil_debug *d, const st_program *p) {
+  char names[sizeof d->negative_names];
+  snprintf(names, sizeof names, "%s", d->negative_names);
+  memset(d->negative, 0, sizeof d->negative);
   char *save = NULL;
-  int n = 0;
-  for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ++n) {
-    int f = st_field_find(tok);
-    if (f < 0)
-      return mapp_fail(MAPP_ERR_INPUT, "--check negative=: unknown field '%s' (fields: h, u, v and the temporaries, e.g. div, pv)",
-                       tok);
+  for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int f = st_field_find(p, tok);
+    if (f < 0) {
+      char known[1024] = "";
+      for (int g = 0, used = 0; g < p->nfields && used < (int)sizeof known; ++g)
+        used += snprintf(known + used, sizeof known - (size_t)used, "%s%s", g ? ", " : "", p->fields[g].name);
+      return mapp_fail(MAPP_ERR_INPUT, "--check negative=: unknown field '%s' (fields of program %s: %s)", tok, p->name,
+                       known);
+    }
     d->negative[f] = true;
   }
-  if (!n) return mapp_fail(MAPP_ERR_INPUT, "--check negative= names no field");
   return MAPP_OK;
 }
 
@@ -117,51 +121,57 @@ static void field_free(const stencil_state *s, double *p) {
   free(p);
 }
 
+/* Every level of a 3-D field is a padded plane of its own to the exchange. */
 static int halo_callback(void *ctx, const int *fields, int n) {
   stencil_state *s = ctx;
-  double *ptr[ST_NFIELDS];
-  for (int m = 0; m < n; ++m) ptr[m] = s->fields[fields[m]];
-  return mapp_halo2d_exchange(&s->halo, ptr, n);
+  int planes = 0;
+  for (int m = 0; m < n; ++m) {
+    long levels = s->program.fields[fields[m]].dims == 3 ? s->args.nz : 1;
+    for (long kz = 0; kz < levels; ++kz) s->halo_planes[planes++] = s->fields[fields[m]] + kz * s->args.plane;
+  }
+  return mapp_halo2d_exchange(&s->halo, s->halo_planes, planes);
 }
 
-/* The analytic depth of the bump (global coordinates in cells). */
-static double bump_depth(const stencil_config *c, double x, double y) {
-  double cx = 0.5 * (double)c->nx, cy = 0.5 * (double)c->ny;
-  double sigma = 0.1 * (double)(c->nx < c->ny ? c->nx : c->ny);
-  double r2 = (x - cx) * (x - cx) + (y - cy) * (y - cy);
-  return MEAN_DEPTH * (1.0 + c->amplitude * exp(-0.5 * r2 / (sigma * sigma)));
+static bool program_is_3d(const st_program *p) {
+  for (int f = 0; f < p->nfields; ++f)
+    if (p->fields[f].dims == 3) return true;
+  return false;
 }
 
-static double coriolis_at(const stencil_args *a, double y_cells) {
-  return a->f0 + a->beta * (y_cells - 0.5 * (double)a->ny) * a->dy;
+/* The program's physics, and an --init it knows. */
+static int physics_of(stencil_state *s) {
+  static const stencil_physics *const all[] = {&stencil_physics_shallow_water, &stencil_physics_vertical};
+  static const char *const inits[] = {"bump", "rest", "geostrophic", "constant"};
+  for (size_t m = 0; m < sizeof all / sizeof all[0]; ++m)
+    if (!strcmp(all[m]->program, s->program.name)) s->physics = all[m];
+  if (!s->physics) return mapp_fail(MAPP_ERR_INPUT, "program %s has no physics (initial state, invariants)", s->program.name);
+  const char *init = inits[s->cfg.init];
+  char list[64];
+  snprintf(list, sizeof list, "|%s|", s->physics->inits);
+  char want[32];
+  snprintf(want, sizeof want, "|%s|", init);
+  if (!strstr(list, want))
+    return mapp_fail(MAPP_ERR_INPUT, "--init %s: program %s starts from %s", init, s->program.name, s->physics->inits);
+  return MAPP_OK;
 }
 
-/* Initial state from global indices only, so any layout starts the same. */
-static void initialise(stencil_state *s) {
-  const stencil_config *c = &s->cfg;
+double *stencil_state_field(stencil_state *s, const char *name) {
+  int f = st_field_find(&s->program, name);
+  return f >= 0 && f < s->program.nstate ? s->state_fields[f] : NULL;
+}
+
+int stencil_reduce(stencil_state *s, MPI_Op op, double (*value)(const stencil_state *, long), double *out) {
   const stencil_args *a = &s->args;
-  double *h = s->state_fields[ST_F_H], *u = s->state_fields[ST_F_U], *v = s->state_fields[ST_F_V];
-  for (long j = 0; j < a->ly; ++j)
-    for (long i = 0; i < a->lx; ++i) {
-      long k = a->origin + j * a->stride + i, gi = a->i0 + i, gj = a->j0 + j;
-      double x = (double)gi + 0.5, y = (double)gj + 0.5; /* cell centre, in cells */
-      h[k] = c->init == STENCIL_INIT_REST ? MEAN_DEPTH : bump_depth(c, x, y);
-      u[k] = v[k] = 0.0;
-      if (c->init == STENCIL_INIT_GEOSTROPHIC) {
-        /* f u = -g dh/dy on the west face, f v = g dh/dx on the south face */
-        double xw = (double)gi, ys = (double)gj;
-        double dhdy = (bump_depth(c, xw, y + 0.5) - bump_depth(c, xw, y - 0.5)) / a->dy;
-        double dhdx = (bump_depth(c, x + 0.5, ys) - bump_depth(c, x - 0.5, ys)) / a->dx;
-        u[k] = gi == 0 ? 0.0 : -a->g * dhdy / coriolis_at(a, y);
-        v[k] = gj == 0 ? 0.0 : a->g * dhdx / coriolis_at(a, ys);
+  double local = 0.0;
+  for (long kz = 0; kz < a->nz; ++kz)
+    for (long j = 0; j < a->ly; ++j)
+      for (long i = 0; i < a->lx; ++i) {
+        double x = value(s, a->origin + kz * a->plane + j * a->stride + i);
+        if (op == MPI_SUM) local += x;
+        else if (!(x <= local)) local = x; /* NaN wins */
       }
-    }
-  /* test hook: a NaN in the initial wind, for the --check nan test */
-  const char *brk = getenv("MAPP_STENCIL_BREAK");
-  if (brk && !strcmp(brk, "nan") && s->cfg.nx / 2 >= a->i0 && s->cfg.nx / 2 < a->i0 + a->lx &&
-      s->cfg.ny / 2 >= a->j0 && s->cfg.ny / 2 < a->j0 + a->ly)
-    u[a->origin + (s->cfg.ny / 2 - a->j0) * a->stride + (s->cfg.nx / 2 - a->i0)] = NAN;
-  memcpy(s->initial_h, h, s->field_elems * sizeof(double));
+  MAPP_MPI(MPI_Allreduce(&local, out, 1, MPI_DOUBLE, op, s->comm));
+  return MAPP_OK;
 }
 
 static int parse_layout_check(const stencil_config *c, int nranks) {
@@ -195,31 +205,34 @@ int stencil_state_create(MPI_Comm comm, const stencil_config *cfg, stencil_state
   MAPP_TRY(mapp_halo2d_init(&s->halo, &s->decomp));
   s->have_halo = true;
   const mapp_decomp2d *d = &s->decomp;
-  long stride = d->local[1] + 2 * ST_HALO;
-  double c = sqrt(GRAVITY * MEAN_DEPTH);
+  MAPP_TRY(st_program_make(&s->program, cfg->program, cfg->drop));
+  MAPP_TRY(stencil_debug_resolve(&s->cfg.debug, &s->program));
+  MAPP_TRY(physics_of(s));
+  long stride = d->local[1] + 2 * ST_HALO, plane = (d->local[0] + 2 * ST_HALO) * stride;
+  long nz = program_is_3d(&s->program) ? cfg->nz : 1;
+  if (nz < ST_NZ_MIN && program_is_3d(&s->program))
+    return mapp_fail(MAPP_ERR_INPUT, "--nz %ld: program %s needs at least %d levels", nz, s->program.name, ST_NZ_MIN);
   s->args = (stencil_args){.nx = cfg->nx, .ny = cfg->ny, .lx = d->local[1], .ly = d->local[0],
                            .i0 = d->range[1].first, .j0 = d->range[0].first, .stride = stride,
-                           .origin = ST_HALO * stride + ST_HALO, .dx = SPACING, .dy = SPACING,
-                           .dt = cfg->cfl * SPACING / c, .g = GRAVITY, .f0 = F0, .beta = BETA};
-  s->args.nu = DAMPING * SPACING * SPACING / s->args.dt;
-  s->args.rdx = 1.0 / s->args.dx;
-  s->args.rdy = 1.0 / s->args.dy;
+                           .origin = ST_HALO * stride + ST_HALO, .nz = nz, .plane = plane};
+  s->physics->arguments(s);
   s->cls = st_class_of(s->args.i0, s->args.lx, s->args.nx, s->args.j0, s->args.ly, s->args.ny);
-  s->field_elems = (size_t)(d->local[0] + 2 * ST_HALO) * (size_t)stride;
-  MAPP_TRY(st_program_build(&s->program, cfg->drop));
-  for (int f = 0; f < ST_NSTATE; ++f) {
+  s->field_elems = (size_t)plane * (size_t)nz;
+  for (int f = 0; f < s->program.nstate; ++f) {
     MAPP_TRY(field_alloc(s, &s->state_fields[f], "state field"));
     s->fields[f] = s->state_fields[f];
   }
-  MAPP_TRY(mapp_calloc((void **)&s->initial_h, s->field_elems, sizeof(double), "initial depth"));
+  MAPP_TRY(mapp_calloc((void **)&s->initial, s->field_elems, sizeof(double), "initial state"));
+  MAPP_TRY(mapp_calloc((void **)&s->halo_planes, (size_t)(ST_MAX_FIELDS * nz), sizeof(double *), "halo planes"));
   s->hooks = (stencil_hooks){.halo = halo_callback, .halo_ctx = s, .trace_gi = cfg->debug.trace_i,
                              .trace_gj = cfg->debug.trace_j, .progress_rank0 = s->rank == 0, .out = stdout};
   if (cfg->debug.trace && (cfg->debug.trace_i < 0 || cfg->debug.trace_i >= cfg->nx || cfg->debug.trace_j < 0 ||
                            cfg->debug.trace_j >= cfg->ny))
     return mapp_fail(MAPP_ERR_INPUT, "--trace %ld,%ld is outside the %ld x %ld domain", cfg->debug.trace_i,
                      cfg->debug.trace_j, cfg->nx, cfg->ny);
-  initialise(s);
-  return stencil_total_mass(s, &s->mass0);
+  MAPP_TRY(s->physics->initialise(s));
+  memcpy(s->initial, s->state_fields[0], s->field_elems * sizeof(double));
+  return MAPP_OK;
 }
 
 /* ------------------------------------------------------------ orchestrated */
@@ -238,9 +251,10 @@ static int prepare_orchestrated(stencil_state *s) {
   int class_rank;
   MPI_Comm_rank(class_comm, &class_rank);
   char *source = NULL, debug[256];
-  stencil_debug_describe(&c->debug, debug, sizeof debug);
+  stencil_debug_describe(&c->debug, &s->program, debug, sizeof debug);
   int status = stencil_generate(&s->program, &s->plan, c->backend, &c->debug, &source);
-  if (status == MAPP_OK && class_rank == 0) status = stencil_key_make(source, s->cls, c->backend, debug, &s->key);
+  if (status == MAPP_OK && class_rank == 0)
+    status = stencil_key_make(&s->program, source, s->cls, c->backend, debug, &s->key);
   if (status == MAPP_OK && class_rank == 0 && (load || may_build))
     status = stencil_cache_get(c->cache_dir, &s->key, source, may_build, load, &s->loaded, &s->cache);
   /* the others wait for their class's builder, then load its entry */
@@ -261,9 +275,12 @@ static int prepare_orchestrated(stencil_state *s) {
   MPI_Allreduce(&s->cache.load_s, &s->load_s_max, 1, MPI_DOUBLE, MPI_MAX, s->comm);
   MAPP_TRY(status);
   if (!load) return MAPP_OK;
+  if (s->loaded.nfields != s->program.nfields || s->loaded.nslots > ST_MAX_FIELDS)
+    return mapp_fail(MAPP_ERR_INPUT, "cache entry %s holds a program of %d fields, not %d", s->loaded.entry,
+                     s->loaded.nfields, s->program.nfields);
   for (int k = 0; k < s->loaded.nslots; ++k)
     MAPP_TRY(field_alloc(s, &s->slots[k], "pooled temporary"));
-  for (int f = ST_NSTATE; f < ST_NFIELDS; ++f)
+  for (int f = s->program.nstate; f < s->program.nfields; ++f)
     s->fields[f] = s->loaded.slot[f] >= 0 ? s->slots[s->loaded.slot[f]] : NULL;
   return MAPP_OK;
 }
@@ -297,7 +314,7 @@ int stencil_step(stencil_state *s) {
   }
   ++s->steps_done;
   bool checks = s->cfg.debug.nan;
-  for (int f = 0; f < ST_NFIELDS; ++f) checks |= s->cfg.debug.negative[f];
+  for (int f = 0; f < ST_MAX_FIELDS; ++f) checks |= s->cfg.debug.negative[f];
   return checks ? agree_checks(s) : MAPP_OK;
 }
 
@@ -314,45 +331,13 @@ void stencil_state_destroy(stencil_state *s) {
   if (!s) return;
   stencil_eager_free(s);
   stencil_loaded_close(&s->loaded);
-  for (int k = 0; k < ST_NFIELDS; ++k) field_free(s, s->slots[k]);
-  for (int f = 0; f < ST_NSTATE; ++f) field_free(s, s->state_fields[f]);
-  free(s->initial_h);
+  for (int k = 0; k < ST_MAX_FIELDS; ++k) field_free(s, s->slots[k]);
+  for (int f = 0; f < ST_MAX_FIELDS; ++f) field_free(s, s->state_fields[f]);
+  free(s->initial);
+  free(s->halo_planes);
   if (s->have_halo) mapp_halo2d_free(&s->halo);
   if (s->have_decomp) mapp_decomp2d_free(&s->decomp);
   free(s);
 }
 
 /* ------------------------------------------------------------ diagnostics */
-
-int stencil_total_mass(stencil_state *s, double *mass) {
-  const stencil_args *a = &s->args;
-  double local = 0.0;
-  for (long j = 0; j < a->ly; ++j)
-    for (long i = 0; i < a->lx; ++i) local += s->state_fields[ST_F_H][a->origin + j * a->stride + i];
-  local *= a->dx * a->dy;
-  MAPP_MPI(MPI_Allreduce(&local, mass, 1, MPI_DOUBLE, MPI_SUM, s->comm));
-  return MAPP_OK;
-}
-
-static int max_over(stencil_state *s, double (*value)(const stencil_state *, long), double *out) {
-  const stencil_args *a = &s->args;
-  double local = 0.0;
-  for (long j = 0; j < a->ly; ++j)
-    for (long i = 0; i < a->lx; ++i) {
-      double x = value(s, a->origin + j * a->stride + i);
-      if (!(x <= local)) local = x; /* NaN wins */
-    }
-  MAPP_MPI(MPI_Allreduce(&local, out, 1, MPI_DOUBLE, MPI_MAX, s->comm));
-  return MAPP_OK;
-}
-
-static double abs_velocity(const stencil_state *s, long k) {
-  double u = fabs(s->state_fields[ST_F_U][k]), v = fabs(s->state_fields[ST_F_V][k]);
-  return u > v ? u : v;
-}
-static double depth_change(const stencil_state *s, long k) {
-  return fabs(s->state_fields[ST_F_H][k] - s->initial_h[k]);
-}
-
-int stencil_max_abs_velocity(stencil_state *s, double *vmax) { return max_over(s, abs_velocity, vmax); }
-int stencil_max_depth_change(stencil_state *s, double *change) { return max_over(s, depth_change, change); }

@@ -1,21 +1,44 @@
 #!/usr/bin/env bash
 # stencil_tests.sh CASE WORKDIR: the hand-written tests of mapp-stencil (one
-# case per ctest test). Needs MAPP_BIN_DIR and MAPP_SOURCE_DIR (mapp_add_test
+# case per ctest test), for the program STENCIL_PROGRAM (default
+# shallow-water; the cases are the same for every program, what differs is
+# in the table below). Needs MAPP_BIN_DIR and MAPP_SOURCE_DIR (mapp_add_test
 # sets both) and mpirun on PATH. Every case exits non-zero on failure.
 set -u
 case_name=$1 work=$2
+program=${STENCIL_PROGRAM:-shallow-water}
 bin=$MAPP_BIN_DIR/mapp-stencil
+# What the cases need to know of each program: its answer datasets, its
+# calls, the first NaN a NaN in the initial wind makes (eager and
+# orchestrated name the same), a negative answer and where it first shows,
+# fields a clean run keeps non-negative, its invariants' breaks.
+case $program in
+shallow-water)
+  datasets="h u v" ncalls=27
+  nan_message="check nan failed: stencil flux_x wrote NaN to field flux_x at \(12,12\) in step 0"
+  negative_args="--amplitude -1.5 --check negative=h"
+  negative_message="check negative failed: stencil advect_y wrote -1.49508 to field h at \(10,10\) in step 0"
+  clean_negative=h,pv ;;
+vertical)
+  datasets="q dp u v" ncalls=19
+  nan_message="check nan failed: stencil dp_flux_x wrote NaN to field dp_flux_x at \(12,12\) in step 0"
+  negative_args="--amplitude -1 --check negative=q"
+  negative_message="check negative failed: stencil solve_top wrote -3.28414e-05 to field q at \(0,0\) in step 0"
+  clean_negative=q,dp,dp_new ;;
+*) echo "FAIL: unknown program $program"; exit 1 ;;
+esac
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMP_WAIT_POLICY=passive
 fail() { echo "FAIL: $*"; exit 1; }
 # cache_of MODE: the cache flag of an orchestrated mode (eager takes none)
 cache_of() { [ "$1" = eager ] || echo --cache cache; }
+stencil() { "$bin" --program "$program" "$@"; } # mapp-stencil running this program
 run() { # RANKS ARGS...: run mapp-stencil quietly on RANKS ranks
   local n=$1; shift
-  if [ "$n" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$n" --oversubscribe "$bin" --quiet "$@"; fi
+  if [ "$n" -eq 1 ]; then stencil --quiet "$@"; else mpirun -q -np "$n" --oversubscribe "$bin" --program "$program" --quiet "$@"; fi
 }
-same() { # A B: datasets h, u, v bit for bit equal
-  for d in h u v; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
+same() { # A B: the program's datasets bit for bit equal
+  for d in $datasets; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
 }
 record() { # FILE KEY: a value of app_data from the last record
   python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(eval('r[\"app_data\"]'+sys.argv[2]))" "$1" "$2"
@@ -32,7 +55,9 @@ agree-ranks)
   for n in 2 4 9; do
     run $n --size tiny --mode eager --output eager$n.h5 || fail "eager on $n ranks"
     same ref.h5 eager$n.h5 || fail "eager on $n ranks differs from 1 rank"
-  done ;;
+  done
+  run 4 --size tiny --mode eager --layout 4x1 --output eager41.h5 || fail "eager on a 4x1 layout"
+  same ref.h5 eager41.h5 || fail "eager on a 4x1 layout differs from 1 rank" ;;
 agree-orchestrated) # BACKEND RANKS...
   backend=$3; shift 3
   run 1 --size tiny --mode eager --output ref.h5 || fail "reference run"
@@ -42,7 +67,9 @@ agree-orchestrated) # BACKEND RANKS...
   done
   # run mode loads what build-and-run left (no compiler involved)
   run 4 --size tiny --mode run --backend $backend --threads 2 --cache cache --output r4.h5 || fail "run on 4 ranks"
-  same ref.h5 r4.h5 || fail "run on 4 ranks differs" ;;
+  same ref.h5 r4.h5 || fail "run on 4 ranks differs"
+  run 4 --size tiny --mode build-and-run --layout 2x2 --backend $backend --threads 2 --cache cache --output o22.h5 || fail "2x2"
+  same ref.h5 o22.h5 || fail "build-and-run on a 2x2 layout differs" ;;
 agree-break) # the comparison itself must catch a one-ulp change
   run 1 --size tiny --mode eager --output ref.h5 || fail "reference run"
   MAPP_STENCIL_BREAK=answer run 1 --size tiny --mode build-and-run --cache cache --output broken.h5
@@ -67,60 +94,76 @@ invariant-geostrophic)
 debug-nan)
   for m in eager build-and-run; do
     MAPP_STENCIL_BREAK=nan run 2 --size tiny --mode $m $(cache_of $m) --check nan 2>err.txt && fail "$m: NaN not caught"
-    grep -Eq "check nan failed: stencil flux_x wrote NaN to field flux_x at \(12,12\) in step 0" err.txt || { cat err.txt; fail "$m: message"; }
+    grep -Eq "$nan_message" err.txt || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
   run 1 --size tiny --mode build-and-run --cache cache --check nan || fail "a clean run failed --check nan" ;;
 debug-negative)
   for m in eager build-and-run; do
-    run 1 --size tiny --mode $m $(cache_of $m) --amplitude -1.5 --check negative=h 2>err.txt && fail "$m: negative depth not caught"
-    grep -Eq "check negative failed: stencil advect_y wrote -1.49508 to field h at \(10,10\) in step 0" err.txt || { cat err.txt; fail "$m: message"; }
+    run 1 --size tiny --mode $m $(cache_of $m) $negative_args 2>err.txt && fail "$m: negative answer not caught"
+    grep -Eq "$negative_message" err.txt || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
-  run 1 --size tiny --mode build-and-run --cache cache --check negative=h,pv || fail "a clean run failed --check negative" ;;
+  run 1 --size tiny --mode build-and-run --cache cache --check negative=$clean_negative || fail "a clean run failed --check negative" ;;
 debug-trace)
   run 1 --size tiny --steps 2 --mode eager --trace 5,7 --progress > eager.txt || fail "eager trace"
   run 4 --size tiny --steps 2 --mode build-and-run --cache cache --trace 5,7 --progress > orch.txt || fail "orchestrated trace"
-  [ "$(grep -c '^progress step 1 ' eager.txt)" -eq 27 ] || fail "progress does not name the 27 stencils"
-  [ "$(grep -c '^trace step 1 ' eager.txt)" -eq 27 ] || fail "trace does not print 27 fields"
+  [ "$(grep -c '^progress step 1 ' eager.txt)" -eq $ncalls ] || fail "progress does not name the $ncalls stencils"
+  [ "$(grep -c '^trace step 1 ' eager.txt)" -eq $ncalls ] || fail "trace does not print $ncalls fields"
   diff <(grep '^trace' eager.txt) <(grep '^trace' orch.txt) || fail "traces differ between the modes"
   diff <(grep '^progress' eager.txt) <(grep '^progress' orch.txt) || fail "progress differs between the modes"
   echo "ok" ;;
 # ---- the cache
 cache-distributed) # one build per class, concurrently; then none
-  mpirun -q -np 4 --oversubscribe "$bin" --size tiny --layout 2x2 --mode build-and-run --cache cache --result a.json || fail "cold"
+  mpirun -q -np 4 --oversubscribe "$bin" --program "$program" --size tiny --layout 2x2 --mode build-and-run --cache cache --result a.json || fail "cold"
   [ "$(record a.json "['builds']")" = 4 ] || fail "cold build ran $(record a.json "['builds']") builds, expected 4 (one per class)"
-  mpirun -q -np 4 --oversubscribe "$bin" --size tiny --layout 2x2 --mode build-and-run --cache cache --result b.json || fail "warm"
+  mpirun -q -np 4 --oversubscribe "$bin" --program "$program" --size tiny --layout 2x2 --mode build-and-run --cache cache --result b.json || fail "warm"
   [ "$(record b.json "['builds']")" = 0 ] || fail "warm run rebuilt"
   [ "$(ls cache | wc -l)" = 4 ] || fail "cache holds $(ls cache | wc -l) entries, expected 4"
   echo "ok: 4 builds cold, 0 warm" ;;
 cache-layouts) # the seed's workflow: build on 3x3, copy, run larger; built on 2x2, loaded on 3x3
   run 1 --size tiny --mode eager --output ref.h5 || fail "reference"
-  mpirun -q -np 4 --oversubscribe "$bin" --quiet --size tiny --layout 2x2 --mode build --cache c22 --result b22.json || fail "build 2x2"
+  mpirun -q -np 4 --oversubscribe "$bin" --program "$program" --quiet --size tiny --layout 2x2 --mode build --cache c22 --result b22.json || fail "build 2x2"
   cp -r c22 c33
-  mpirun -q -np 9 --oversubscribe "$bin" --quiet --size tiny --layout 3x3 --mode build-and-run --cache c33 --result r33.json --output o33.h5 || fail "3x3 on the 2x2 cache"
+  mpirun -q -np 9 --oversubscribe "$bin" --program "$program" --quiet --size tiny --layout 3x3 --mode build-and-run --cache c33 --result r33.json --output o33.h5 || fail "3x3 on the 2x2 cache"
   [ "$(record r33.json "['builds']")" = 5 ] || fail "3x3 built $(record r33.json "['builds']") classes, expected the 5 missing"
   same ref.h5 o33.h5 || fail "3x3 from a 2x2 cache differs"
   cp -r c33 copied
-  mpirun -q -np 16 --oversubscribe "$bin" --quiet --size tiny --layout 4x4 --mode run --cache copied --output o44.h5 || fail "4x4 run mode on the 3x3 cache"
+  mpirun -q -np 16 --oversubscribe "$bin" --program "$program" --quiet --size tiny --layout 4x4 --mode run --cache copied --output o44.h5 || fail "4x4 run mode on the 3x3 cache"
   same ref.h5 o44.h5 || fail "4x4 from a 3x3 cache differs"
   echo "ok" ;;
 cache-atomic) # concurrent builders of one key, and a build killed mid-compile
-  "$bin" --quiet --size tiny --mode build-and-run --cache cache & p1=$!
-  "$bin" --quiet --size tiny --mode build-and-run --cache cache & p2=$!
+  stencil --quiet --size tiny --mode build-and-run --cache cache & p1=$!
+  stencil --quiet --size tiny --mode build-and-run --cache cache & p2=$!
   wait $p1 || fail "first concurrent builder"
   wait $p2 || fail "second concurrent builder"
   [ "$(ls cache | wc -l)" = 1 ] || fail "concurrent builders left $(ls cache | wc -l) entries"
   [ -z "$(ls -A cache | grep '^\.')" ] || fail "temporary folders left: $(ls -A cache)"
-  "$bin" --quiet --size tiny --mode run --cache cache || fail "the entry two builders raced for does not load"
+  stencil --quiet --size tiny --mode run --cache cache || fail "the entry two builders raced for does not load"
   # a compiler that hangs: the build is killed before the entry is published
   printf '#!/bin/sh\n[ "$1" = --version ] && exec cc --version\nsleep 30\n' > slow-cc && chmod +x slow-cc
-  MAPP_STENCIL_CC=$PWD/slow-cc setsid "$bin" --quiet --size tiny --mode build --cache killed & victim=$!
+  MAPP_STENCIL_CC=$PWD/slow-cc setsid "$bin" --program "$program" --quiet --size tiny --mode build --cache killed & victim=$!
   sleep 1; kill -KILL -- -$victim 2>/dev/null || kill -KILL $victim; wait $victim 2>/dev/null
-  expect_exit 2 "no cache entry for class wesn" env MAPP_STENCIL_CC=$PWD/slow-cc "$bin" --size tiny --mode run --cache killed
-  "$bin" --quiet --size tiny --mode build-and-run --cache killed || fail "no rebuild after an interrupted build"
+  expect_exit 2 "no cache entry for class wesn" env MAPP_STENCIL_CC=$PWD/slow-cc "$bin" --program "$program" --size tiny --mode run --cache killed
+  stencil --quiet --size tiny --mode build-and-run --cache killed || fail "no rebuild after an interrupted build"
   echo "ok" ;;
 cache-staleness)
-  "$MAPP_SOURCE_DIR/miniapps/stencil/tests/cache_staleness.sh" "$bin" ;;
+  "$MAPP_SOURCE_DIR/miniapps/stencil/tests/cache_staleness.sh" "$bin" "$program" ;;
+# ---- the vertical program's own invariants, each shown to fail
+invariant-constant) # a constant tracer stays constant (to round-off: the solve)
+  run 2 --size tiny --init constant --mode build-and-run --cache cache || fail "a constant tracer did not stay constant"
+  MAPP_STENCIL_BREAK=constant run 1 --size tiny --init constant && fail "a perturbed constant passed"
+  echo "ok" ;;
+invariant-residual) # the tridiagonal solve's residual
+  run 1 --size tiny --nz 40 --result r.json || fail "the solve's residual"
+  MAPP_STENCIL_BREAK=residual run 1 --size tiny && fail "a skewed system passed the residual check"
+  echo "ok" ;;
+# ---- a baseline of this program (baselines/stencil/CASE.h5), checked by mapp check
+baseline) # CASE RANKS MODE
+  run "$4" --size tiny --mode "$5" $(cache_of "$5") --output out.h5 || fail "run"
+  "$MAPP_BIN_DIR/mapp" check "$MAPP_SOURCE_DIR/baselines/stencil/$3.h5" out.h5 || fail "differs from baseline $3"
+  MAPP_STENCIL_BREAK=answer run 1 --size tiny --output broken.h5 || fail "broken run"
+  "$MAPP_BIN_DIR/mapp" check "$MAPP_SOURCE_DIR/baselines/stencil/$3.h5" broken.h5 >/dev/null && fail "a one-ulp change passed the baseline"
+  echo "ok" ;;
 *) fail "unknown case $case_name" ;;
 esac

@@ -1,9 +1,12 @@
-/* The plan of every code-path class, checked through the API: the halo
- * schedule exists, only edge ranks keep edge regions (the interior keeps
- * none), fusion only joins stencils of one extent with no exchange between
- * them, pooled temporaries never share an array while both are live, and
- * the generated source takes sizes as arguments. Prints
- * the plan per class (the README's figures). */
+/* The plan of every program (st_programs) in every code-path class,
+ * checked through the API: the halo schedule exists, only edge ranks keep
+ * edge regions (the interior keeps none), fusion only joins stencils of one
+ * extent with no exchange between them, pooled temporaries never share an
+ * array while both are live, the generated source takes sizes as
+ * arguments; row sweeps (2-D loops) and level loops (3-D loops) keep every
+ * dependence of the program, re-derived by enumeration; a table with a
+ * planted error is refused. Prints the plan per class (the README's
+ * figures). */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,8 +40,8 @@ static void check_class(const st_program *p, int cls) {
   }
   /* pooled arrays: no two temporaries of one slot live in the same loop */
   for (int g = 0; g < plan.ngroups; ++g) {
-    int owner[ST_NFIELDS];
-    for (int s = 0; s < ST_NFIELDS; ++s) owner[s] = -1;
+    int owner[ST_MAX_FIELDS];
+    for (int s = 0; s < ST_MAX_FIELDS; ++s) owner[s] = -1;
     for (int k = plan.groups[g].first; k < plan.groups[g].first + plan.groups[g].count; ++k) {
       const st_call *c = &p->calls[k];
       int fields[ST_MAX_IN + 1], n = 0;
@@ -48,7 +51,7 @@ static void check_class(const st_program *p, int cls) {
         int f = fields[m], s = plan.slot[f];
         if (s < 0) continue;
         EXPECT(owner[s] < 0 || owner[s] == f, "%s: %s and %s share array %d in loop %d", name,
-               st_field_names[owner[s]], st_field_names[f], s, g);
+               p->fields[owner[s]].name, p->fields[f].name, s, g);
         owner[s] = f;
       }
     }
@@ -119,7 +122,7 @@ static void check_pipes(const st_program *p) {
   st_plan rows, fused;
   st_plan_make(p, 0, ST_PLAN_ROWS, &rows);
   st_plan_make(p, 0, ST_PLAN_FUSED, &fused);
-  double t_rows = st_traffic_plan(p, &rows, 1024, 1024), t_fused = st_traffic_plan(p, &fused, 1024, 1024);
+  double t_rows = st_traffic_plan(p, &rows, 1024, 1024, 1), t_fused = st_traffic_plan(p, &fused, 1024, 1024, 1);
   printf("traffic per step at 1024x1024 (interior): fused %.0f MB, swept by rows %.0f MB; %d passes over the rows\n",
          t_fused / 1e6, t_rows / 1e6, rows.npipes);
   EXPECT(t_rows < t_fused, "row sweeps do not reduce traffic");
@@ -135,23 +138,166 @@ static void check_pipes(const st_program *p) {
   EXPECT(broken > 0, "a lag set to 0 went unnoticed");
 }
 
-int main(void) {
-  st_program p;
-  if (st_program_build(&p, NULL) != MAPP_OK) return 1;
-  EXPECT(p.ncalls >= 20, "only %d stencil calls", p.ncalls);
+/* When member m of a 3-D group runs level kz: the group walks its levels
+ * in direction dir (downwards when dir < 0), all members at each level in
+ * order. */
+static long level_time(int dir, int count, int m, long kz, long nz) { return (dir < 0 ? nz - 1 - kz : kz) * count + m; }
+
+static bool in_levels(const st_call *c, long kz, long nz) {
+  long lo, hi;
+  st_call_level_bounds(c, nz, &lo, &hi);
+  return kz >= lo && kz < hi;
+}
+
+/* Every level order a 3-D group's loop implies against the program's (each
+ * call over all its levels before the next), by enumeration on nz levels:
+ * a level read is written before (flow), a level overwritten is read before
+ * (anti), reads between members at the point itself. */
+static int level_violations(const st_program *p, const st_group *g, int dir, long nz) {
+  int bad = 0;
+  for (int l = 1; l < g->count; ++l)
+    for (int e = 0; e < l; ++e) {
+      const st_call *cl = &p->calls[g->first + l], *ce = &p->calls[g->first + e];
+      for (long kz = 0; kz < nz; ++kz) {
+        for (int n = 0; n < cl->nin && in_levels(cl, kz, nz); ++n) { /* flow */
+          const st_input *in = &cl->in[n];
+          if (in->field != ce->out) continue;
+          bad += in->di_lo || in->di_hi || in->dj_lo || in->dj_hi;
+          for (long w = kz + in->dk_lo; w <= kz + in->dk_hi; ++w)
+            if (w >= 0 && w < nz && in_levels(ce, w, nz) &&
+                level_time(dir, g->count, e, w, nz) > level_time(dir, g->count, l, kz, nz))
+              ++bad;
+        }
+        for (int n = 0; n < ce->nin && in_levels(ce, kz, nz); ++n) { /* anti */
+          const st_input *in = &ce->in[n];
+          if (in->field != cl->out) continue;
+          for (long w = kz + in->dk_lo; w <= kz + in->dk_hi; ++w)
+            if (w >= 0 && w < nz && in_levels(cl, w, nz) &&
+                level_time(dir, g->count, e, kz, nz) > level_time(dir, g->count, l, w, nz))
+              ++bad;
+        }
+      }
+    }
+  return bad;
+}
+
+/* The level loops of every 3-D group keep the program's order on several
+ * column heights, and walking a sequential group the other way is caught. */
+static void check_levels(const st_program *p) {
+  st_plan plan;
+  EXPECT(st_plan_make(p, 0, ST_PLAN_FUSED, &plan) == MAPP_OK, "%s: no plan", p->name);
+  int sequential = 0, reversed_caught = 0;
+  for (int g = 0; g < plan.ngroups; ++g) {
+    const st_group *gr = &plan.groups[g];
+    if (p->fields[p->calls[gr->first].out].dims != 3) continue;
+    int dir = st_group_direction(p, gr);
+    for (long nz = ST_NZ_MIN; nz <= 9; ++nz)
+      EXPECT(level_violations(p, gr, dir, nz) == 0, "%s: group %d breaks the program's order on %ld levels", p->name, g, nz);
+    if (dir && gr->count > 1) {
+      ++sequential;
+      reversed_caught += level_violations(p, gr, -dir, 8) > 0;
+    }
+  }
+  if (sequential) {
+    printf("%s: %d sequential level loops fused, each re-checked on 4 to 9 levels\n", p->name, sequential);
+    EXPECT(reversed_caught == sequential, "%s: a sequential loop walked the other way went unnoticed", p->name);
+  }
+}
+
+/* Every access in a column pipe to what the pipe writes, and every access
+ * to a column buffer, is in the accessing point's own row of columns (any
+ * column, any level): rows are then independent, and a buffer needs only
+ * the row being swept. Counts the accesses that are not. */
+static int column_violations(const st_program *p, const st_plan *plan) {
+  int bad = 0;
+  for (int k = 0; k < p->ncalls; ++k) {
+    int q = 0;
+    while (q < plan->npipes && !(st_plan_group_of(plan, k) >= plan->pipes[q].first &&
+                                 st_plan_group_of(plan, k) < plan->pipes[q].first + plan->pipes[q].count))
+      ++q;
+    const st_pipe *pipe = &plan->pipes[q];
+    int first = plan->groups[pipe->first].first;
+    const st_group *end = &plan->groups[pipe->first + pipe->count - 1];
+    bool column = st_pipe_is_column(p, plan, pipe);
+    for (int n = 0; n < p->calls[k].nin; ++n) {
+      const st_input *in = &p->calls[k].in[n];
+      bool written = false, offset = in->dj_lo || in->dj_hi;
+      for (int m = first; m < end->first + end->count; ++m) written |= p->calls[m].out == in->field;
+      if (plan->buffered[in->field] && (!column || !written || offset)) ++bad;
+      if (column && written && offset) ++bad;
+    }
+  }
+  return bad;
+}
+
+/* The column pipes of the fused plan, and a planted column buffer. */
+static void check_columns(const st_program *p) {
+  st_plan plan;
+  EXPECT(st_plan_make(p, 0, ST_PLAN_FUSED, &plan) == MAPP_OK, "%s: no plan", p->name);
+  int pipes = 0;
+  for (int q = 0; q < plan.npipes; ++q) pipes += st_pipe_is_column(p, &plan, &plan.pipes[q]);
+  EXPECT(column_violations(p, &plan) == 0, "%s: a column pipe or buffer reaches another row", p->name);
+  if (!pipes) return;
+  printf("%s: %d column pipes, %d temporaries in column buffers\n", p->name, pipes, plan.nbuffered);
+  EXPECT(plan.nbuffered > 0, "%s: no column buffers", p->name);
+  /* the check can fail: a temporary read in another row made a buffer */
+  int planted = -1;
+  for (int k = 0; k < p->ncalls && planted < 0; ++k)
+    for (int n = 0; n < p->calls[k].nin; ++n)
+      if (p->calls[k].in[n].field >= p->nstate && (p->calls[k].in[n].dj_lo || p->calls[k].in[n].dj_hi))
+        planted = p->calls[k].in[n].field;
+  if (planted >= 0) {
+    plan.buffered[planted] = true;
+    EXPECT(column_violations(p, &plan) > 0, "%s: a buffer read across rows went unnoticed", p->name);
+  }
+}
+
+/* A table with a planted error, refused by st_program_check. */
+static void check_tables(const st_program *p) {
+  st_program bad = *p;
+  bad.calls[bad.ncalls - 1].out = bad.nfields; /* a field the table has not */
+  EXPECT(st_program_check(&bad) != MAPP_OK, "%s: a call writing an unknown field was accepted", p->name);
+  mapp_error_clear();
+  bad = *p;
+  bad.calls[bad.ncalls - 1].in[0].dk_lo = -1; /* a 2-D call reading levels, or a parallel one its own column */
+  bad.calls[bad.ncalls - 1].in[0].field = bad.calls[bad.ncalls - 1].out;
+  EXPECT(st_program_check(&bad) != MAPP_OK, "%s: a read of levels out of order was accepted", p->name);
+  mapp_error_clear();
+}
+
+static void check_program(const char *name, const char *droppable) {
+  static st_program p;
+  if (st_program_make(&p, name, NULL) != MAPP_OK) {
+    EXPECT(0, "program %s: %s", name, mapp_error_message());
+    return;
+  }
+  bool flat = true;
+  for (int f = 0; f < p.nfields; ++f) flat &= p.fields[f].dims == 2;
+  printf("---- program %s: %d fields, %d calls\n", name, p.nfields, p.ncalls);
   for (int cls = 0; cls < ST_NCLASSES; ++cls) check_class(&p, cls);
-  check_pipes(&p);
+  if (flat) check_pipes(&p);
+  else check_levels(&p);
+  check_columns(&p);
+  check_tables(&p);
   /* eager's traffic is larger than the fused plan's */
   st_plan plan;
   st_plan_make(&p, 0, ST_PLAN_FUSED, &plan);
-  double eager = st_traffic_eager(&p, 48, 48), fused = st_traffic_plan(&p, &plan, 48, 48);
-  printf("traffic per step at 48x48: eager %.0f B, fused (interior) %.0f B (%.2fx)\n", eager, fused, eager / fused);
-  EXPECT(fused < eager, "fusion does not reduce traffic");
+  double eager = st_traffic_eager(&p, 48, 48, 40), fused = st_traffic_plan(&p, &plan, 48, 48, 40);
+  printf("traffic per step at 48x48%s: eager %.0f B, fused (interior) %.0f B (%.2fx)\n", flat ? "" : "x40", eager,
+         fused, eager / fused);
+  EXPECT(fused < eager, "%s: fusion does not reduce traffic", name);
   /* a broken plan is caught: drop a stencil whose output is read later */
-  st_program broken;
-  st_program_build(&broken, "kinetic_energy");
-  EXPECT(st_plan_make(&broken, 0, ST_PLAN_FUSED, &plan) != MAPP_OK, "a read of a never-computed field was not caught");
+  static st_program broken;
+  st_program_make(&broken, name, droppable);
+  EXPECT(st_plan_make(&broken, 0, ST_PLAN_FUSED, &plan) != MAPP_OK, "%s: a read of a never-computed field was not caught",
+         name);
   mapp_error_clear();
+}
+
+int main(void) {
+  /* each program, and a call whose output a later one reads */
+  check_program("shallow-water", "kinetic_energy");
+  check_program("vertical", "sweep_c_bottom");
   printf(failures ? "%d failures\n" : "ok\n", failures);
   return failures ? 1 : 0;
 }
