@@ -46,6 +46,22 @@ void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *u
     fprintf(o, "a->%s + %d", n, off);
 }
 
+void st_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_end hi, bool down) {
+  if (down) {
+    fprintf(o, "%sfor (long kz = (", indent);
+    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    fprintf(o, ") - 1; kz >= ");
+    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    fprintf(o, "; --kz) {\n");
+  } else {
+    fprintf(o, "%sfor (long kz = ", indent);
+    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    fprintf(o, "; kz < ");
+    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    fprintf(o, "; ++kz) {\n");
+  }
+}
+
 static void emit_point_prologue(FILE *o) {
   fprintf(o, "        const long k = a->origin + j * s + i, gi = a->i0 + i;\n"
              "        (void)k; (void)gi; (void)gj;\n");
@@ -249,19 +265,7 @@ static void emit_levels(FILE *o, const st_program *p, const st_plan *plan, const
     fprintf(o, ", ");
     st_emit_gend(o, hi.at, hi.off, "nz", "");
     fprintf(o, ") */\n");
-    if (down) {
-      fprintf(o, "      for (long kz = (");
-      st_emit_gend(o, hi.at, hi.off, "nz", "");
-      fprintf(o, ") - 1; kz >= ");
-      st_emit_gend(o, lo.at, lo.off, "nz", "");
-      fprintf(o, "; --kz) {\n");
-    } else {
-      fprintf(o, "      for (long kz = ");
-      st_emit_gend(o, lo.at, lo.off, "nz", "");
-      fprintf(o, "; kz < ");
-      st_emit_gend(o, hi.at, hi.off, "nz", "");
-      fprintf(o, "; ++kz) {\n");
-    }
+    st_emit_level_loop(o, "      ", lo, hi, down);
     fprintf(o, "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n"
                "        const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;\n"
                "        (void)k; (void)gi; (void)gj;\n");

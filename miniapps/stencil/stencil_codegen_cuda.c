@@ -59,19 +59,7 @@ static void emit_column(FILE *o, const st_program *p, const st_plan *plan, const
   for (int m = 0; m + 1 < n; ++m) {
     int seg = down ? n - 2 - m : m;
     st_level_end lo = ends[seg], hi = ends[seg + 1];
-    if (down) {
-      fprintf(o, "  for (long kz = (");
-      st_emit_gend(o, hi.at, hi.off, "nz", "");
-      fprintf(o, ") - 1; kz >= ");
-      st_emit_gend(o, lo.at, lo.off, "nz", "");
-      fprintf(o, "; --kz) {\n");
-    } else {
-      fprintf(o, "  for (long kz = ");
-      st_emit_gend(o, lo.at, lo.off, "nz", "");
-      fprintf(o, "; kz < ");
-      st_emit_gend(o, hi.at, hi.off, "nz", "");
-      fprintf(o, "; ++kz) {\n");
-    }
+    st_emit_level_loop(o, "  ", lo, hi, down);
     fprintf(o, "        const long k = a->origin + kz * a->plane + j * s + i;\n");
     for (int k = gr->first; k < gr->first + gr->count; ++k)
       if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, true);
