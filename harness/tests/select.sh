@@ -9,6 +9,8 @@
 require_app heat
 require_app stencil
 require_app subgraph
+require_app crm
+require_app snapshots   # the quick spec names every app
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 QUICK=$MAPP_SOURCE_DIR/harness/sweeps/quick.yaml
 
