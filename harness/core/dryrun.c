@@ -89,10 +89,9 @@ static int load_estimates(const char *results_dir, json_t *by_config) {
 }
 
 /* Median core-seconds of the job's configuration; false without records. */
-static bool estimate_of(const json_t *by_config, const job *j, double *seconds) {
-  char *key = job_key(j), *config = key ? job_configuration_key(key) : NULL;
+static bool estimate_of(const json_t *by_config, const char *key, double *seconds) {
+  char *config = job_configuration_key(key);
   const json_t *list = config ? json_object_get(by_config, config) : NULL;
-  free(key);
   free(config);
   size_t n = json_array_size(list);
   double *values = n ? malloc(n * sizeof *values) : NULL;
@@ -105,24 +104,18 @@ static bool estimate_of(const json_t *by_config, const job *j, double *seconds) 
 
 /* ---------------------------------------------------------------- baselines */
 
-/* The case the job's answer will be checked against, as the apps name
- * them; *certain false where flags of the entry may make the problem a
- * custom one (the app decides at run time) and the entry names no case:. */
-static char *expected_case(const job *j, bool *certain) {
-  bool weak = strcmp(j->scaling, "weak") == 0 && j->ranks > 1;
-  const char *name = j->baseline_case ? j->baseline_case : j->size;
-  *certain = j->baseline_case || !j->extra_args || j->extra_args->count == 0;
-  return weak ? str_printf("%s-weak%ld", name, j->ranks) : strdup(name);
-}
-
 static int baseline_cell(const job *j, char *buf, size_t len, dry_totals *t) {
   if (j->check == CHECK_NONE) {
     snprintf(buf, len, "not checked");
     ++t->unchecked;
     return MAPP_OK;
   }
-  bool certain;
-  char *name = expected_case(j, &certain), *file = name ? baseline_path(j->app, name) : NULL;
+  /* uncertain where the entry's flags may make the problem a custom one
+   * (the app decides at run time) and the entry names no case: */
+  bool certain = j->baseline_case || !j->extra_args || j->extra_args->count == 0;
+  char *name = NULL;
+  MAPP_TRY(job_baseline_case(j, NULL, &name));
+  char *file = name ? baseline_path(j->app, name) : NULL;
   if (!file) {
     free(name);
     return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
@@ -155,14 +148,14 @@ static int print_row(FILE *out, const harness_env *env, const json_t *estimates,
   if (env->scheduler != SCHEDULER_NONE) MAPP_TRY(env_node_count(env, j, &nodes));
   char baseline[160], seconds[32] = "-";
   MAPP_TRY(baseline_cell(j, baseline, sizeof baseline, t));
+  char *key = job_key(j);
+  if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   double estimate;
-  if (estimate_of(estimates, j, &estimate)) {
+  if (estimate_of(estimates, key, &estimate)) {
     snprintf(seconds, sizeof seconds, "%.3g", estimate);
     t->core_seconds += estimate;
     ++t->estimated;
   }
-  char *key = job_key(j);
-  if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   fprintf(out, "%4zu  %-9s %-13s %-7s %5ld %7ld %4ld  %-9s %-6s %-24s %3ld %5ld  %-22s %8s  %s%s\n", index + 1, j->app,
           j->variant, j->backend, j->ranks, j->threads, j->gpus, j->size, j->scaling,
           j->params_text ? j->params_text : "-", j->repetition, nodes, baseline, seconds, key, combo_text(sj->combo));

@@ -31,11 +31,14 @@ const char *check_mode_name(check_mode mode) {
 int job_baseline_case(const job *j, const json_t *record, char **name) {
   *name = NULL;
   const char *recorded = json_string_value(json_object_get(record, "case"));
-  if (!j->baseline_case && !recorded) return MAPP_OK;
-  bool weak = strcmp(j->scaling, "weak") == 0 && j->ranks > 1;
-  *name = !j->baseline_case ? strdup(recorded)
-          : weak            ? str_printf("%s-weak%ld", j->baseline_case, j->ranks)
-                            : strdup(j->baseline_case);
+  if (record && !j->baseline_case && !recorded) return MAPP_OK;
+  if (record && !j->baseline_case) {
+    *name = strdup(recorded);
+  } else {
+    const char *base = j->baseline_case ? j->baseline_case : j->size;
+    bool weak = strcmp(j->scaling, "weak") == 0 && j->ranks > 1;
+    *name = weak ? str_printf("%s-weak%ld", base, j->ranks) : strdup(base);
+  }
   return *name ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 

@@ -65,7 +65,8 @@ char *job_key_of_record(const json_t *record);
 /* The baseline case the job's answer is checked against: the entry's
  * `case:` ("-weakN" appended under weak scaling on N > 1 ranks, as the apps
  * name their presets' cases), else the case the app's record names; NULL
- * for neither. *name is malloc'd. */
+ * for neither. Without a record (before the run) the preset's case stands
+ * in for the record's. *name is malloc'd. */
 int job_baseline_case(const job *j, const json_t *record, char **name);
 /* The `mapp bless` command that writes the baseline of j's case (malloc'd,
  * shell-quoted). */

@@ -43,14 +43,8 @@ sed -i 's|^#include "heat.h"$|#include <time.h>\n\n#include "heat.h"|' "$loop"
 PLANTED=$(commit "planted slowdown")
 BAD=$(neutral "neutral 3")
 
-cat >small.yaml <<YAML
-name: small
-runs:
-  - app: heat
-    variants: [mpi]
-    backends: [serial]
-    ranks: [1]
-    sizes: [tiny]
+heat_spec small.yaml small 1 # entry 0: one configuration; entry 1: two (refused)
+cat >>small.yaml <<YAML
   - app: heat
     variants: [mpi]
     ranks: [1, 2]

@@ -337,10 +337,13 @@ static void emit_group(FILE *fo, FILE *o, const st_program *p, const st_plan *pl
 /* A pipe of several groups as one function: one sweep over rows in which
  * each group runs its row `lag` rows behind the first (st_pipe). Its arrays
  * are restrict parameters as for a group: no two share a pool slot. */
-static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q) {
-  const st_pipe *pipe = &plan->pipes[q];
-  bool used[ST_MAX_FIELDS] = {false}, mine[ST_MAX_FIELDS];
-  fprintf(o, "  /* groups %d to %d, swept together by rows:", pipe->first, pipe->first + pipe->count - 1);
+/* A pipe's comment (its groups' calls, `how` it is swept) and, in used[],
+ * the fields any of its groups touches. */
+static void pipe_fields(FILE *o, const st_program *p, const st_plan *plan, const st_pipe *pipe, const char *how,
+                        bool used[ST_MAX_FIELDS]) {
+  bool mine[ST_MAX_FIELDS];
+  for (int f = 0; f < ST_MAX_FIELDS; ++f) used[f] = false;
+  fprintf(o, "  /* groups %d to %d, swept together by %s:", pipe->first, pipe->first + pipe->count - 1, how);
   for (int m = 0; m < pipe->count; ++m) {
     const st_group *g = &plan->groups[pipe->first + m];
     for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
@@ -348,6 +351,12 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
     group_fields(p, plan, g, mine);
     for (int f = 0; f < p->nfields; ++f) used[f] |= mine[f];
   }
+}
+
+static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q) {
+  const st_pipe *pipe = &plan->pipes[q];
+  bool used[ST_MAX_FIELDS];
+  pipe_fields(o, p, plan, pipe, "rows", used);
   emit_function(fo, o, p, "pipe", q, used);
   /* the sweep covers every group's rows, shifted by its lag */
   int lo = 0, hi = 0;
@@ -380,16 +389,11 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
 static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q,
                              mapp_backend backend) {
   const st_pipe *pipe = &plan->pipes[q];
-  bool used[ST_MAX_FIELDS] = {false}, mine[ST_MAX_FIELDS];
-  fprintf(o, "  /* groups %d to %d, swept together by rows of columns:", pipe->first, pipe->first + pipe->count - 1);
+  bool used[ST_MAX_FIELDS];
+  pipe_fields(o, p, plan, pipe, "rows of columns", used);
   int lo = 0, hi = 0;
   for (int m = 0; m < pipe->count; ++m) {
-    const st_group *g = &plan->groups[pipe->first + m];
-    for (int k = g->first; k < g->first + g->count; ++k) fprintf(o, " %s", p->calls[k].name);
-    fprintf(o, "%s", m + 1 < pipe->count ? " |" : " */\n");
-    group_fields(p, plan, g, mine);
-    for (int f = 0; f < p->nfields; ++f) used[f] |= mine[f];
-    const st_extent *e = &p->calls[g->first].extent;
+    const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
     if (m == 0 || e->j.lo < lo) lo = e->j.lo;
     if (m == 0 || e->j.hi > hi) hi = e->j.hi;
   }

@@ -24,6 +24,10 @@ int st_add_field(st_program *p, const char *name, int dims, st_stagger stagger) 
   return p->nfields++;
 }
 
+void st_add_fields(st_program *p, const st_field_def *defs, int n, int dims) {
+  for (int f = 0; f < n; ++f) st_add_field(p, defs[f].name, dims, defs[f].stagger);
+}
+
 void st_add_call(st_program *p, st_call c) {
   if (p->ncalls < ST_MAX_CALLS) p->calls[p->ncalls] = c;
   ++p->ncalls;

@@ -155,6 +155,13 @@ int st_program_vertical(st_program *p);
 /* Fields and calls appended to a table (bounds checked by st_program_check,
  * which counts what overflowed). */
 int st_add_field(st_program *p, const char *name, int dims, st_stagger stagger);
+/* A field as a program's table lists it: its name and staggering. */
+typedef struct {
+  const char *name;
+  st_stagger stagger;
+} st_field_def;
+/* The n fields of defs, each with `dims` dimensions, in order. */
+void st_add_fields(st_program *p, const st_field_def *defs, int n, int dims);
 void st_add_call(st_program *p, st_call c);
 
 /* ---- code-path classes: which domain edges a rank's subdomain touches ---- */

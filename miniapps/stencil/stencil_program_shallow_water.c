@@ -18,10 +18,7 @@ enum {
 };
 
 static void add_fields(st_program *p) {
-  static const struct {
-    const char *name;
-    st_stagger stagger;
-  } table[NFIELDS] = {
+  static const st_field_def table[NFIELDS] = {
       {"h", ST_STAGGER_CENTRE},          {"u", ST_STAGGER_FACE_X},           {"v", ST_STAGGER_FACE_Y},
       {"div", ST_STAGGER_CENTRE},        {"ke", ST_STAGGER_CENTRE},          {"zeta", ST_STAGGER_CORNER},
       {"h_face_x", ST_STAGGER_FACE_X},   {"flux_x", ST_STAGGER_FACE_X},      {"h_x", ST_STAGGER_CENTRE},
@@ -31,7 +28,7 @@ static void add_fields(st_program *p) {
       {"damping_u", ST_STAGGER_FACE_X},  {"damping_v", ST_STAGGER_FACE_Y},   {"tendency_u", ST_STAGGER_FACE_X},
       {"tendency_v", ST_STAGGER_FACE_Y},
   };
-  for (int f = 0; f < NFIELDS; ++f) st_add_field(p, table[f].name, 2, table[f].stagger);
+  st_add_fields(p, table, NFIELDS, 2);
   p->nstate = 3;
 }
 

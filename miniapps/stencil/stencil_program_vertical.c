@@ -19,17 +19,14 @@ enum {
 };
 
 static void add_fields(st_program *p) {
-  static const struct {
-    const char *name;
-    st_stagger stagger;
-  } table[NFIELDS] = {
+  static const st_field_def table[NFIELDS] = {
       {"q", ST_STAGGER_CENTRE},       {"dp", ST_STAGGER_CENTRE},      {"u", ST_STAGGER_FACE_X},
       {"v", ST_STAGGER_FACE_Y},       {"dp_flux_x", ST_STAGGER_FACE_X}, {"dp_flux_y", ST_STAGGER_FACE_Y},
       {"q_flux_x", ST_STAGGER_FACE_X}, {"q_flux_y", ST_STAGGER_FACE_Y}, {"dp_new", ST_STAGGER_CENTRE},
       {"q_mass", ST_STAGGER_CENTRE},  {"q_advected", ST_STAGGER_CENTRE}, {"q_remapped", ST_STAGGER_CENTRE},
       {"coupling", ST_STAGGER_CENTRE}, {"sweep_c", ST_STAGGER_CENTRE}, {"sweep_d", ST_STAGGER_CENTRE},
   };
-  for (int f = 0; f < NFIELDS; ++f) st_add_field(p, table[f].name, 3, table[f].stagger);
+  st_add_fields(p, table, NFIELDS, 3);
   p->nstate = 4;
 }
 
