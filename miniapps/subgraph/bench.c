@@ -60,6 +60,7 @@ typedef struct {
   int workers, run_ahead;
   bool interpolate;
   long spin_us;
+  bool host_runs; /* the serial backend: the host thread is the one worker */
 } replay_case;
 
 /* tasks/s and ns per task of a run of cfg (or its error). */
@@ -243,13 +244,22 @@ static void bm_handoff(mapp_bench_state *bs, void *arg) {
 
 /* ---------------------------------------------------------- launch */
 
+/* A backend of the launch rows: serial (host_runs, 1 worker) or threads. */
+typedef struct {
+  const char *backend;
+  int workers;
+  bool host_runs;
+  char name[48];
+} launch_case;
+
 /* Launch to finish of a one-op subgraph, one instantiation at a time. */
 static void bm_launch_empty(mapp_bench_state *bs, void *arg) {
-  int workers = *(const int *)arg;
+  const launch_case *lc = arg;
   sg_runtime *rt = NULL;
   sg_subgraph *sg = NULL;
   static const int cpus[2] = {1, 0}; /* the workers on their own CPUs, as the app pins them */
-  sg_config cfg = {.workers = workers, .spin_us = 100, .cpus = cpus};
+  sg_config cfg = {.workers = lc->workers, .spin_us = 100, .cpus = lc->host_runs ? NULL : cpus,
+                   .host_runs = lc->host_runs};
   sg_op_def op = {.name = "empty", .kind = SG_OP_TASK, .affinity = -1, .fn = nothing};
   sg_graph_def def = {.name = "launch", .ops = &op, .nops = 1};
   int status = sg_runtime_create(&cfg, &rt);
@@ -274,7 +284,7 @@ static void bm_launch_steps(mapp_bench_state *bs, void *arg) {
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
                    .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
-                   .run_ahead = rc->run_ahead, .pin = true};
+                   .run_ahead = rc->run_ahead, .pin = true, .host_runs = rc->host_runs};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st);
@@ -363,19 +373,22 @@ static void bm_copy(mapp_bench_state *bs, void *arg) {
 }
 
 static int register_launch_and_copies(replay_case *cases, int *n, const mapp_bench_options *opt) {
-  static int workers[2] = {1, 2};
-  static char empty_names[2][48];
-  for (int w = 0; w < 2; ++w) {
-    snprintf(empty_names[w], sizeof empty_names[w], "launch/empty/workers:%d", workers[w]);
-    MAPP_TRY(mapp_bench_register(empty_names[w], bm_launch_empty, &workers[w], opt));
+  /* serial: the host runs the op; workers:N: the threads backend */
+  static launch_case backends[3] = {{"serial", 1, true}, {"workers:1", 1, false}, {"workers:2", 2, false}};
+  static launch_case empty[3];
+  for (int b = 0; b < 3; ++b) {
+    empty[b] = backends[b];
+    snprintf(empty[b].name, sizeof empty[b].name, "launch/empty/%s", backends[b].backend);
+    MAPP_TRY(mapp_bench_register(empty[b].name, bm_launch_empty, &empty[b], opt));
   }
-  for (int w = 1; w <= 2; ++w)
+  for (int b = 0; b < 3; ++b)
     for (int v = TB_VARIANT_SUBGRAPH; v >= TB_VARIANT_EAGER; --v) {
       replay_case *c = &cases[(*n)++];
       *c = (replay_case){.variant = (tb_variant)v, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 1,
-                         .iterations = 0, .steps = 2048, .workers = w, .run_ahead = 64, .spin_us = 100};
-      snprintf(c->name, sizeof c->name, "launch/%s/workers:%d",
-               v == TB_VARIANT_SUBGRAPH ? "stencil_1d_w2_gs1" : "eager_chunk", w);
+                         .iterations = 0, .steps = 2048, .workers = backends[b].workers, .run_ahead = 64,
+                         .spin_us = 100, .host_runs = backends[b].host_runs};
+      snprintf(c->name, sizeof c->name, "launch/%s/%s", v == TB_VARIANT_SUBGRAPH ? "stencil_1d_w2_gs1" : "eager_chunk",
+               backends[b].backend);
       MAPP_TRY(mapp_bench_register(c->name, bm_launch_steps, c, opt));
     }
   static copy_case copies[10];

@@ -14,7 +14,7 @@
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph;
   long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, copy_bytes;
-  bool interpolate, metg, break_dependence, no_pin;
+  bool interpolate, metg, break_dependence, no_pin, host_worker;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .width = UNSET, .radix = UNSET,
           .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
           .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536};
@@ -37,6 +37,9 @@ static const mapp_option options[] = {
      .default_text = "1 on serial, 2 on threads", .help = "runtime worker threads per rank"},
     {.name = "spin-us", .kind = MAPP_OPT_LONG, .dest = &args.spin_us, .min = 0, .max = 10000000,
      .help = "idle workers and host waits spin this long (>= 0; 0: sleep at once) before sleeping"},
+    {.name = "host-worker", .kind = MAPP_OPT_FLAG, .dest = &args.host_worker,
+     .help = "threads backend: the host thread is worker 0 and --workers - 1 threads start (the serial backend's "
+             "one worker is always the host)"},
     {.name = "no-pin", .kind = MAPP_OPT_FLAG, .dest = &args.no_pin,
      .help = "leave workers unpinned (by default each is bound to its own CPU of this rank's share of the node, "
              "when the share has one per worker)"},
@@ -116,6 +119,7 @@ static int setup(mapp_run *run, void **state) {
   cfg->workers = (int)workers;
   cfg->spin_us = args.spin_us;
   cfg->pin = !args.no_pin;
+  cfg->host_runs = run->backend == MAPP_BACKEND_SERIAL || args.host_worker; /* serial: the host runs every op */
   cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
   if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;

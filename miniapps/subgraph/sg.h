@@ -57,6 +57,13 @@ typedef struct {
 
 typedef struct {
   int workers;  /* 1..SG_MAX_WORKERS */
+  /* The host thread is worker 0: it runs worker 0's work (and eager ops)
+   * inside sg_event_wait, sg_runtime_help and sg_runtime_destroy, and
+   * workers - 1 threads run the rest. With workers = 1 no thread starts:
+   * a launch is run by the thread that waits for it, with no hand-off
+   * between cores (the serial backend). Worker 0's work runs only while
+   * the host waits or helps. */
+  bool host_runs;
   long spin_us; /* spin this long for work (and in host waits) before sleeping; 0: sleep at once */
   /* Worker i runs on CPU cpus[i]; NULL: unpinned. Spinning workers that
    * the scheduler leaves on one CPU take turns at their spins: pinning
@@ -69,6 +76,12 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out);
  * Subgraphs still alive are freed when their last instantiation ends. */
 void sg_runtime_destroy(sg_runtime *rt);
 int sg_runtime_workers(const sg_runtime *rt);
+/* In a host_runs runtime, called by the host: runs one unit of queued work
+ * (worker 0's, or an eager op) and returns true; false when none is
+ * queued, from inside an op, or when the runtime has no host worker. For
+ * hosts that wait in their own loop (polling MPI) rather than in
+ * sg_event_wait. */
+bool sg_runtime_help(sg_runtime *rt);
 /* MAPP_OK, or MAPP_ERR_VERIFY with the first contract violation recorded
  * (mapp_fail) as "op 'X' of subgraph 'Y' ...". Call from the host thread. */
 int sg_runtime_status(sg_runtime *rt);

@@ -279,7 +279,10 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
       if (resumed) {
         resumed = 0;
       } else {
-        if (rt->spin_ns > 0) spin_for_inputs(rt, &inst->counters[c->counter].value, worker, it->hdr.seq);
+        /* The host (worker 0 of a host_runs runtime) never spins: what it
+         * waits for may need it back in its own loop (MPI progress). */
+        if (rt->spin_ns > 0 && !(rt->host_runs && worker == 0))
+          spin_for_inputs(rt, &inst->counters[c->counter].value, worker, it->hdr.seq);
         it->pos = pos, it->resume = 1; /* before the decrement: the resumer may run us at once */
         if (atomic_fetch_sub_explicit(&inst->counters[c->counter].value, 1, memory_order_acq_rel) != 1) return;
       }

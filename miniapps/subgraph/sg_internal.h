@@ -47,6 +47,7 @@ typedef struct {
 
 struct sg_runtime {
   int nworkers;
+  bool host_runs; /* the host thread is worker 0 (sg_config.host_runs) */
   long spin_ns;
   long host_spin_ns; /* host waits: no spinning when the workers already fill the cores */
   /* Each worker's current spin budget, in [SG_MIN_SPIN_NS, spin_ns]:

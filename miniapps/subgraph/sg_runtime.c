@@ -271,17 +271,29 @@ typedef struct {
   _Atomic uint32_t state;
 } host_waiter;
 
+/* Set on the host thread while it runs work as worker 0 (host_runs). */
+static _Thread_local bool tls_hosting;
+
 static void host_waiter_fire(sg_waiter *self, sg_runtime *rt) {
-  (void)rt;
   host_waiter *h = (host_waiter *)self;
   /* The host may return, and its frame go, once state is 1: the wake's
    * address is then a dead stack word, which at worst wakes nobody. */
+  if (rt->host_runs) {
+    /* The host idles on the epoch, as the workers do; fired on the host
+     * itself (the usual case: it ran the op), nobody needs waking. */
+    atomic_store_explicit(&h->state, 1, memory_order_release);
+    if (!tls_hosting) wake_workers(rt);
+    return;
+  }
   if (atomic_exchange(&h->state, 1) == 2) unpark_all(&h->state);
 }
+
+static int host_run_until(sg_runtime *rt, sg_event ev);
 
 int sg_event_wait(sg_runtime *rt, sg_event ev) {
   if (sg_tls_running) return sg_contract_violation(rt, "sg_event_wait");
   if (sg_event_has_triggered(rt, ev)) return MAPP_OK;
+  if (rt->host_runs) return host_run_until(rt, ev);
   if (rt->host_spin_ns > 0) {
     long deadline = sg_now_ns() + rt->host_spin_ns;
     for (unsigned i = 1;; ++i) {
@@ -490,6 +502,11 @@ static void idle(sg_runtime *rt, int id, unsigned epoch) {
   atomic_fetch_sub(&rt->sleepers, 1);
 }
 
+static void run_work(sg_runtime *rt, sg_work *w, int id) {
+  if (w->kind == SG_WORK_OP) eager_run(rt, (eager_op *)w, id);
+  else sg_item_run(rt, w, id);
+}
+
 static void *worker_main(void *p) {
   worker_arg *a = p;
   sg_runtime *rt = a->rt;
@@ -499,14 +516,59 @@ static void *worker_main(void *p) {
     unsigned epoch = atomic_load(&rt->epoch);
     sg_work *w = find_work(rt, id);
     if (w) {
-      if (w->kind == SG_WORK_OP) eager_run(rt, (eager_op *)w, id);
-      else sg_item_run(rt, w, id);
+      run_work(rt, w, id);
       continue;
     }
     if (atomic_load(&rt->shutdown)) break;
     idle(rt, id, epoch);
   }
   return NULL;
+}
+
+/* ------------------------------------------------------------ the host as worker 0 */
+
+/* Runs what is queued for worker 0 until ev has triggered: first with no
+ * waiter (the launch the host just made is usually all there is, and it
+ * triggers ev on this thread), then, when the queue is empty and ev still
+ * pending (its cause is on another thread), with a waiter that bumps the
+ * epoch the host idles on. */
+static int host_run_until(sg_runtime *rt, sg_event ev) {
+  bool outer = !tls_hosting; /* an eager task may wait inside the host's loop */
+  tls_hosting = true;
+  sg_work *w;
+  while (!sg_event_has_triggered(rt, ev) && (w = find_work(rt, 0))) run_work(rt, w, 0);
+  if (!sg_event_has_triggered(rt, ev)) {
+    host_waiter h = {.w.fn = host_waiter_fire};
+    atomic_init(&h.state, 0);
+    sg_event_add_waiter(rt, ev, &h.w);
+    for (;;) {
+      unsigned epoch = atomic_load(&rt->epoch);
+      if (atomic_load_explicit(&h.state, memory_order_acquire) == 1) break;
+      if ((w = find_work(rt, 0))) run_work(rt, w, 0);
+      else idle(rt, 0, epoch);
+    }
+  }
+  if (outer) tls_hosting = false;
+  return MAPP_OK;
+}
+
+bool sg_runtime_help(sg_runtime *rt) {
+  if (!rt->host_runs || sg_tls_running) return false;
+  sg_work *w = find_work(rt, 0);
+  if (!w) return false;
+  bool outer = !tls_hosting;
+  tls_hosting = true;
+  run_work(rt, w, 0);
+  if (outer) tls_hosting = false;
+  return true;
+}
+
+/* Runs worker 0's queue dry (at the end of a host_runs runtime). */
+static void host_drain(sg_runtime *rt) {
+  if (!rt->host_runs) return;
+  tls_hosting = true;
+  for (sg_work *w; (w = find_work(rt, 0));) run_work(rt, w, 0);
+  tls_hosting = false;
 }
 
 /* A worker thread, bound to cpu from its first instruction when cpu >= 0. */
@@ -533,26 +595,27 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   sg_runtime *rt;
   MAPP_TRY(mapp_calloc((void **)&rt, 1, sizeof *rt, "the runtime"));
   rt->nworkers = cfg->workers;
+  rt->host_runs = cfg->host_runs;
   rt->spin_ns = cfg->spin_us * 1000;
   /* A host thread spinning beside as many spinning workers as cores steals
    * their time slices: it sleeps at once instead (a brief spin, 5 us, was
    * measured slower: 5.8-6.2 us against 2.8-3.4 us a one-op launch with
    * two workers, docs/subgraph-performance.md). */
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  rt->host_spin_ns = cfg->workers < cores ? rt->spin_ns : 0;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN), threads = cfg->workers - (cfg->host_runs ? 1 : 0);
+  rt->host_spin_ns = threads < cores ? rt->spin_ns : 0;
   for (int i = 0; i < SG_MAX_WORKERS; ++i) rt->spin_budget[i].ns = rt->spin_ns;
   pthread_mutex_init(&rt->ev_lock, NULL);
   pthread_mutex_init(&rt->violation_lock, NULL);
   int status = queue_init(&rt->shared);
   for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
-  for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) {
+  for (int i = rt->host_runs ? 1 : 0; status == MAPP_OK && i < rt->nworkers; ++i) {
     worker_arg *a = malloc(sizeof *a);
     if (!a) {
       status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory starting worker %d", i);
       break;
     }
     a->rt = rt, a->id = i;
-    int err = start_worker(&rt->threads[i], cfg->cpus ? cfg->cpus[i] : -1, a);
+    int err = start_worker(&rt->threads[rt->started], cfg->cpus ? cfg->cpus[i] : -1, a);
     if (err) {
       free(a);
       status = mapp_fail(MAPP_ERR_SYSTEM, "starting worker %d (cpu %d) failed: %s", i, cfg->cpus ? cfg->cpus[i] : -1,
@@ -573,9 +636,11 @@ int sg_runtime_workers(const sg_runtime *rt) { return rt->nworkers; }
 
 void sg_runtime_destroy(sg_runtime *rt) {
   if (!rt) return;
+  host_drain(rt);
   atomic_store(&rt->shutdown, true);
   wake_workers(rt);
   for (int i = 0; i < rt->started; ++i) pthread_join(rt->threads[i], NULL);
+  host_drain(rt); /* what the threads' last ops queued for worker 0 */
   queue_free(&rt->shared);
   for (int i = 0; i < rt->nworkers; ++i)
     if (rt->own[i].ring) queue_free(&rt->own[i]);

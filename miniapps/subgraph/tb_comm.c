@@ -214,7 +214,7 @@ static int progress(tb_comm *c) {
 int tb_comm_wait(tb_comm *c, sg_event ev) {
   while (!sg_event_has_triggered(c->st->rt, ev)) {
     MAPP_TRY(progress(c));
-    sched_yield();
+    if (!sg_runtime_help(c->st->rt)) sched_yield(); /* the host as worker 0 runs its share here */
   }
   return progress(c);
 }

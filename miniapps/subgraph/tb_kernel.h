@@ -45,6 +45,7 @@ typedef struct {
   int workers;
   long spin_us;
   bool pin;                 /* bind workers to distinct CPUs of this rank's share of the node */
+  bool host_runs;           /* the host thread is worker 0 (sg_config.host_runs): the serial backend */
   long graph_steps;         /* timesteps per recorded graph (and per eager chunk) */
   int run_ahead;            /* chunks in flight (1: one at a time) */
   bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */

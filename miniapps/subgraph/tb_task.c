@@ -135,7 +135,8 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
   if (cfg->pin) MAPP_TRY(choose_cpus(st));
-  sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL};
+  sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
+                  .host_runs = cfg->host_runs};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;

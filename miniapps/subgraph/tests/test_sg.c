@@ -2,21 +2,40 @@
  * compile checks, replay with ports and interpolations, run-ahead, the
  * contract check and destroying a subgraph while instantiations are in
  * flight. Every test runs with 1 and 2 workers where it matters. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "mapp_error.h"
 #include "sg.h"
 
+/* The group runs twice: with worker threads only, then with the host as
+ * worker 0 (host_runs; with 1 worker, no thread at all). */
+static bool host_mode;
+
+static int threads_only(void **unused) {
+  (void)unused;
+  host_mode = false;
+  return 0;
+}
+
+static int host_as_worker(void **unused) {
+  (void)unused;
+  host_mode = true;
+  return 0;
+}
+
 static sg_runtime *make_runtime(int workers, long spin_us) {
   sg_runtime *rt = NULL;
-  sg_config cfg = {.workers = workers, .spin_us = spin_us};
+  sg_config cfg = {.workers = workers, .spin_us = spin_us, .host_runs = host_mode};
   assert_int_equal(sg_runtime_create(&cfg, &rt), MAPP_OK);
   return rt;
 }
@@ -552,6 +571,93 @@ static void rejects_bad_runtime_config(void **unused) {
   mapp_error_clear();
 }
 
+/* ---- the host as worker 0 ---- */
+
+static _Atomic(pthread_t *) ran_on;
+static pthread_t ran_on_thread;
+
+static void note_thread(const void *args, size_t size, const sg_task_ctx *ctx) {
+  (void)args, (void)size;
+  assert_int_equal(ctx->worker, 0);
+  ran_on_thread = pthread_self();
+  atomic_store(&ran_on, &ran_on_thread);
+}
+
+/* A one-worker host_runs runtime starts no thread: the launch runs on the
+ * thread that waits for it, inside the wait, and not before. */
+static void host_runs_the_op_inside_its_wait(void **unused) {
+  (void)unused;
+  sg_config cfg = {.workers = 1, .spin_us = 10, .host_runs = true};
+  sg_runtime *rt = NULL;
+  assert_int_equal(sg_runtime_create(&cfg, &rt), MAPP_OK);
+  sg_op_def op = {.name = "note", .kind = SG_OP_TASK, .affinity = -1, .fn = note_thread};
+  sg_graph_def def = {.name = "one", .ops = &op, .nops = 1};
+  sg_subgraph *sg;
+  assert_int_equal(sg_subgraph_create(rt, &def, &sg), MAPP_OK);
+  assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
+  for (int rep = 0; rep < 3; ++rep) {
+    atomic_store(&ran_on, NULL);
+    sg_event fin;
+    assert_int_equal(sg_subgraph_instantiate(sg, NULL, 0, SG_NO_EVENT, NULL, NULL, &fin), MAPP_OK);
+    assert_null(atomic_load(&ran_on)); /* queued for worker 0: the host, not waiting yet */
+    assert_int_equal(sg_event_wait(rt, fin), MAPP_OK);
+    assert_non_null(atomic_load(&ran_on));
+    assert_true(pthread_equal(ran_on_thread, pthread_self()));
+  }
+  /* sg_runtime_help runs one queued unit and says whether it did */
+  sg_event done;
+  atomic_store(&ran_on, NULL);
+  assert_false(sg_runtime_help(rt));
+  assert_int_equal(sg_launch_task(rt, "note", note_thread, NULL, 0, NULL, 0, &done), MAPP_OK);
+  assert_true(sg_runtime_help(rt));
+  assert_true(sg_event_has_triggered(rt, done));
+  assert_true(pthread_equal(ran_on_thread, pthread_self()));
+  assert_false(sg_runtime_help(rt));
+  sg_subgraph_destroy(sg);
+  sg_runtime_destroy(rt);
+  rt = make_runtime(1, 0);
+  if (!host_mode) assert_false(sg_runtime_help(rt)); /* workers only: the host has nothing to run */
+  sg_runtime_destroy(rt);
+}
+
+typedef struct {
+  sg_runtime *rt;
+  sg_event gate;
+} late_trigger;
+
+static void *trigger_later(void *p) {
+  late_trigger *lt = p;
+  nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+  sg_event_trigger(lt->rt, lt->gate);
+  return NULL;
+}
+
+/* The host waits (spinning, then asleep) for work whose cause is another
+ * thread's trigger: it wakes, runs it and returns. Launches left queued
+ * when the runtime is destroyed are run by the destroy. */
+static void host_wakes_for_another_threads_trigger(void **unused) {
+  (void)unused;
+  for (long spin_us = 0; spin_us <= 10; spin_us += 10) {
+    sg_config cfg = {.workers = 1, .spin_us = spin_us, .host_runs = true};
+    sg_runtime *rt = NULL;
+    assert_int_equal(sg_runtime_create(&cfg, &rt), MAPP_OK);
+    late_trigger lt = {.rt = rt};
+    assert_int_equal(sg_event_create(rt, &lt.gate), MAPP_OK);
+    sg_event done;
+    atomic_store(&ran_on, NULL);
+    assert_int_equal(sg_launch_task(rt, "note", note_thread, NULL, 0, &lt.gate, 1, &done), MAPP_OK);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, trigger_later, &lt), 0);
+    assert_int_equal(sg_event_wait(rt, done), MAPP_OK);
+    assert_true(pthread_equal(ran_on_thread, pthread_self()));
+    pthread_join(t, NULL);
+    atomic_store(&ran_on, NULL);
+    assert_int_equal(sg_launch_task(rt, "note", note_thread, NULL, 0, NULL, 0, &done), MAPP_OK);
+    sg_runtime_destroy(rt);
+    assert_non_null(atomic_load(&ran_on));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(eager_chain_runs_in_order),
@@ -569,6 +675,9 @@ int main(void) {
       cmocka_unit_test(destroy_while_in_flight),
       cmocka_unit_test(subgraph_arrivals),
       cmocka_unit_test(rejects_bad_runtime_config),
+      cmocka_unit_test(host_runs_the_op_inside_its_wait),
+      cmocka_unit_test(host_wakes_for_another_threads_trigger),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests_name("worker threads", tests, threads_only, NULL);
+  return failed + cmocka_run_group_tests_name("host as worker 0", tests, host_as_worker, NULL);
 }
