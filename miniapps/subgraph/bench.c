@@ -39,10 +39,11 @@
  * workers, or between the host and a worker, is bound by) and stream/triad
  * (what the large copies are bound by).
  * Timings are wall clock; compare ratios from one run. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <sched.h>
 #include <stdio.h>
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "mapp_backend.h"
 #include "mapp_bench.h"
@@ -60,7 +61,7 @@ typedef struct {
   int workers, run_ahead;
   bool interpolate;
   long spin_us;
-  bool host_runs; /* the serial backend: the host thread is the one worker */
+  tb_host_worker host_worker; /* auto (0) unless set: the app's default */
 } replay_case;
 
 /* tasks/s and ns per task of a run of cfg (or its error). */
@@ -244,13 +245,21 @@ static void bm_handoff(mapp_bench_state *bs, void *arg) {
 
 /* ---------------------------------------------------------- launch */
 
-/* A backend of the launch rows: serial (host_runs, 1 worker) or threads. */
+/* A backend of the launch rows: serial (the host is the one worker) or
+ * threads (the host is worker 0 by the app's rule: when the workers take
+ * every CPU). */
 typedef struct {
   const char *backend;
   int workers;
-  bool host_runs;
+  tb_host_worker host_worker;
   char name[48];
 } launch_case;
+
+static bool host_runs_of(const launch_case *lc) {
+  cpu_set_t allowed;
+  if (lc->host_worker != TB_HOST_WORKER_AUTO) return lc->host_worker == TB_HOST_WORKER_YES;
+  return sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) <= lc->workers;
+}
 
 /* Launch to finish of a one-op subgraph, one instantiation at a time. */
 static void bm_launch_empty(mapp_bench_state *bs, void *arg) {
@@ -258,9 +267,11 @@ static void bm_launch_empty(mapp_bench_state *bs, void *arg) {
   sg_runtime *rt = NULL;
   sg_subgraph *sg = NULL;
   static const int cpus[2] = {1, 0}; /* the workers on their own CPUs, as the app pins them */
-  sg_config cfg = {.workers = lc->workers, .spin_us = 100, .cpus = lc->host_runs ? NULL : cpus,
-                   .host_runs = lc->host_runs};
-  sg_op_def op = {.name = "empty", .kind = SG_OP_TASK, .affinity = -1, .fn = nothing};
+  bool host_runs = host_runs_of(lc);
+  sg_config cfg = {.workers = lc->workers, .spin_us = 100, .cpus = lc->workers > 1 || !host_runs ? cpus : NULL,
+                   .host_runs = host_runs};
+  /* on the last worker: a thread wherever there is one (the hand-off is what is measured) */
+  sg_op_def op = {.name = "empty", .kind = SG_OP_TASK, .affinity = lc->workers - 1, .fn = nothing};
   sg_graph_def def = {.name = "launch", .ops = &op, .nops = 1};
   int status = sg_runtime_create(&cfg, &rt);
   if (status == MAPP_OK) status = sg_subgraph_create(rt, &def, &sg);
@@ -284,7 +295,7 @@ static void bm_launch_steps(mapp_bench_state *bs, void *arg) {
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
                    .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
-                   .run_ahead = rc->run_ahead, .pin = true, .host_runs = rc->host_runs};
+                   .run_ahead = rc->run_ahead, .pin = true, .host_worker = rc->host_worker};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st);
@@ -374,7 +385,10 @@ static void bm_copy(mapp_bench_state *bs, void *arg) {
 
 static int register_launch_and_copies(replay_case *cases, int *n, const mapp_bench_options *opt) {
   /* serial: the host runs the op; workers:N: the threads backend */
-  static launch_case backends[3] = {{"serial", 1, true}, {"workers:1", 1, false}, {"workers:2", 2, false}};
+  static launch_case backends[3] = {
+      {.backend = "serial", .workers = 1, .host_worker = TB_HOST_WORKER_YES},
+      {.backend = "workers:1", .workers = 1},
+      {.backend = "workers:2", .workers = 2}};
   static launch_case empty[3];
   for (int b = 0; b < 3; ++b) {
     empty[b] = backends[b];
@@ -386,7 +400,7 @@ static int register_launch_and_copies(replay_case *cases, int *n, const mapp_ben
       replay_case *c = &cases[(*n)++];
       *c = (replay_case){.variant = (tb_variant)v, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 1,
                          .iterations = 0, .steps = 2048, .workers = backends[b].workers, .run_ahead = 64,
-                         .spin_us = 100, .host_runs = backends[b].host_runs};
+                         .spin_us = 100, .host_worker = backends[b].host_worker};
       snprintf(c->name, sizeof c->name, "launch/%s/%s", v == TB_VARIANT_SUBGRAPH ? "stencil_1d_w2_gs1" : "eager_chunk",
                backends[b].backend);
       MAPP_TRY(mapp_bench_register(c->name, bm_launch_steps, c, opt));

@@ -12,10 +12,10 @@
  * negative"). */
 #define UNSET LONG_MIN
 static struct {
-  const char *pattern, *kernel, *chain, *broken_graph;
+  const char *pattern, *kernel, *chain, *broken_graph, *host_worker;
   long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, copy_bytes;
-  bool interpolate, metg, break_dependence, no_pin, host_worker;
-} args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .width = UNSET, .radix = UNSET,
+  bool interpolate, metg, break_dependence, no_pin;
+} args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .width = UNSET, .radix = UNSET,
           .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
           .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536};
 
@@ -37,9 +37,10 @@ static const mapp_option options[] = {
      .default_text = "1 on serial, 2 on threads", .help = "runtime worker threads per rank"},
     {.name = "spin-us", .kind = MAPP_OPT_LONG, .dest = &args.spin_us, .min = 0, .max = 10000000,
      .help = "idle workers and host waits spin this long (>= 0; 0: sleep at once) before sleeping"},
-    {.name = "host-worker", .kind = MAPP_OPT_FLAG, .dest = &args.host_worker,
-     .help = "threads backend: the host thread is worker 0 and --workers - 1 threads start (the serial backend's "
-             "one worker is always the host)"},
+    {.name = "host-worker", .kind = MAPP_OPT_CHOICE, .dest = &args.host_worker, .choices = "auto|yes|no",
+     .help = "threads backend: is the host thread worker 0 (--workers - 1 threads start)? auto: when this rank's "
+             "share of the node has no CPU to spare for a host thread of its own (the serial backend's one worker "
+             "is always the host)"},
     {.name = "no-pin", .kind = MAPP_OPT_FLAG, .dest = &args.no_pin,
      .help = "leave workers unpinned (by default each is bound to its own CPU of this rank's share of the node, "
              "when the share has one per worker)"},
@@ -77,6 +78,17 @@ static int resolve_workers(const mapp_run *run, long *workers) {
                      run->common.backend);
   if (*workers < 1 || *workers > SG_MAX_WORKERS)
     return mapp_fail(MAPP_ERR_INPUT, "--workers: %ld is outside [1, %d]", *workers, SG_MAX_WORKERS);
+  return MAPP_OK;
+}
+
+static int resolve_host_worker(const mapp_run *run, tb_host_worker *out) {
+  bool serial = run->backend == MAPP_BACKEND_SERIAL;
+  if (serial && !strcmp(args.host_worker, "no"))
+    return mapp_fail(MAPP_ERR_INPUT, "--host-worker no: the serial backend's one worker is the host (use --backend "
+                                     "threads --workers 1 for a worker thread)");
+  *out = serial || !strcmp(args.host_worker, "yes") ? TB_HOST_WORKER_YES
+         : !strcmp(args.host_worker, "no")          ? TB_HOST_WORKER_NO
+                                                    : TB_HOST_WORKER_AUTO;
   return MAPP_OK;
 }
 
@@ -119,7 +131,7 @@ static int setup(mapp_run *run, void **state) {
   cfg->workers = (int)workers;
   cfg->spin_us = args.spin_us;
   cfg->pin = !args.no_pin;
-  cfg->host_runs = run->backend == MAPP_BACKEND_SERIAL || args.host_worker; /* serial: the host runs every op */
+  MAPP_TRY(resolve_host_worker(run, &cfg->host_worker));
   cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
   if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;

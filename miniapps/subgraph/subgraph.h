@@ -60,6 +60,7 @@ typedef struct tb_state {
   long instantiations;
   int cpus[SG_MAX_WORKERS]; /* worker i's CPU when pinned */
   bool pinned;
+  bool host_runs; /* the host thread is worker 0 (cfg.host_worker resolved) */
 } tb_state;
 
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out);
@@ -69,6 +70,12 @@ void tb_state_reset(tb_state *st);
 int tb_owner(const tb_state *st, long p);
 /* The failure of a run: errors seen by tasks, or a runtime contract violation. */
 int tb_state_status(tb_state *st);
+/* How many launches the host issues between its waits when a wait would
+ * otherwise cover `natural` of them: 1 where the host is worker 0 (it runs
+ * its share in every wait, and a long run of launches would leave the
+ * other workers waiting for it), else natural (a sleeping host is woken
+ * once per batch). */
+long tb_wait_batch(const tb_state *st, long natural);
 
 /* --copy-bytes: does (t, p)'s dependence on q go through a copy op? (q is
  * another point of this rank; a point of another rank is a message.) */

@@ -244,6 +244,7 @@ static int subgraph_describe(mapp_run *run, void *state) {
   if (!extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
   json_object_set_new(extra, "compile_s", json_real(st->compile_s));
   json_object_set_new(extra, "spin_us", json_integer(cfg->spin_us));
+  json_object_set_new(extra, "host_worker", json_boolean(st->host_runs));
   json_object_set_new(extra, "copy_bytes", json_integer(cfg->copy_bytes));
   json_t *cpus = json_array();
   for (int w = 0; st->pinned && w < cfg->workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));

@@ -190,7 +190,8 @@ static long wait_batch(const tb_config *cfg) {
 
 int tb_run_eager(tb_state *st) {
   eager_run e = {0};
-  long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps, batch = wait_batch(&st->cfg);
+  long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps;
+  long batch = tb_wait_batch(st, wait_batch(&st->cfg));
   int status = eager_setup(st, &e);
   if (status == MAPP_OK && st->comm_state) status = tb_comm_begin(st->comm_state);
   for (long k = 0; status == MAPP_OK && k < nchunks; ++k) {

@@ -36,6 +36,11 @@ typedef enum { TB_KERNEL_COMPUTE, TB_KERNEL_MEMORY } tb_kernel;
 
 typedef enum { TB_VARIANT_EAGER, TB_VARIANT_SUBGRAPH } tb_variant;
 
+/* auto: when the rank's share of the node has no CPU to spare beside the
+ * workers (a host thread of its own would take a worker's core); yes: the
+ * serial backend's one worker is the host, always. */
+typedef enum { TB_HOST_WORKER_AUTO, TB_HOST_WORKER_YES, TB_HOST_WORKER_NO } tb_host_worker;
+
 typedef struct {
   tb_pattern pattern;
   long width, steps, radix; /* radix: nearest, spread, random_nearest */
@@ -45,7 +50,7 @@ typedef struct {
   int workers;
   long spin_us;
   bool pin;                 /* bind workers to distinct CPUs of this rank's share of the node */
-  bool host_runs;           /* the host thread is worker 0 (sg_config.host_runs): the serial backend */
+  tb_host_worker host_worker; /* is the host thread worker 0 (sg_config.host_runs)? */
   long graph_steps;         /* timesteps per recorded graph (and per eager chunk) */
   int run_ahead;            /* chunks in flight (1: one at a time) */
   bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */

@@ -426,8 +426,9 @@ int tb_run_subgraph(tb_state *st) {
   /* Refill in batches of half the ring: the host sleeps until the newest
    * of the batch has finished, so it is woken (a futex on the finishing
    * worker, and a worker's core taken) once per D/2 instantiations, not
-   * once per instantiation. */
-  long batch = D > 1 ? D / 2 : 1;
+   * once per instantiation. A host that is worker 0 never sleeps while
+   * its share is queued: it waits after every launch (tb_wait_batch). */
+  long batch = tb_wait_batch(st, D > 1 ? D / 2 : 1);
   sg_event last_finish = SG_NO_EVENT;
   for (long k = 0; status == MAPP_OK && k < nchunks; ++k) {
     if (k >= D && (k - D) % batch == 0) status = tb_host_wait(st, finish[(k + batch - 1) % D]);

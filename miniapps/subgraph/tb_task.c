@@ -82,12 +82,15 @@ static int choose_cpus(tb_state *st) {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
   int count = CPU_COUNT(&allowed), share = count / local_size, first = local_rank * share, seen = 0;
-  if (share < st->cfg.workers) return MAPP_OK;
+  if (st->cfg.host_worker == TB_HOST_WORKER_AUTO) st->host_runs = share <= st->cfg.workers;
+  if (!st->cfg.pin || share < st->cfg.workers) return MAPP_OK;
   for (int cpu = 0, w = 0; cpu < CPU_SETSIZE && w < st->cfg.workers; ++cpu)
     if (CPU_ISSET(cpu, &allowed) && seen++ >= first) st->cpus[w++] = cpu;
   st->pinned = true;
   return MAPP_OK;
 }
+
+long tb_wait_batch(const tb_state *st, long natural) { return st->host_runs ? 1 : natural; }
 
 /* --copy-bytes: per point and timestep parity, an output buffer and an
  * input buffer of one slot per source point (width x width x 2 slots). */
@@ -134,9 +137,10 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
-  if (cfg->pin) MAPP_TRY(choose_cpus(st));
+  st->host_runs = cfg->host_worker == TB_HOST_WORKER_YES;
+  MAPP_TRY(choose_cpus(st));
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
-                  .host_runs = cfg->host_runs};
+                  .host_runs = st->host_runs};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;
