@@ -26,19 +26,20 @@ static int parse_trace(const char *value, void *dest) {
 }
 
 static const mapp_option options[] = {
-    {.name = "program", .kind = MAPP_OPT_CHOICE, .dest = &args.program, .choices = ST_PROGRAM_CHOICES,
+    {.name = "program", .kind = MAPP_OPT_CHOICE, .dest = &args.program, .choices = st_program_choices,
      .help = "the step: a program table (stencil_program_<name>.c)"},
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 1, .max = 1L << 30,
      .default_text = "from --size", .help = "cells in x (per rank along x with --scaling weak)"},
     {.name = "ny", .kind = MAPP_OPT_LONG, .dest = &args.ny, .min = 1, .max = 1L << 30,
      .default_text = "from --size", .help = "cells in y"},
     {.name = "nz", .kind = MAPP_OPT_LONG, .dest = &args.nz, .min = ST_NZ_MIN, .max = 1L << 20,
-     .default_text = "from --size", .help = "levels of a 3-D program (--program vertical)"},
+     .default_text = "from --size", .help = "levels of a program with 3-D fields (vertical, hydrostatic)"},
     {.name = "layout", .kind = MAPP_OPT_STRING, .dest = &args.layout,
      .help = "process grid PXxPY (ranks along x and y), or auto"},
     {.name = "init", .kind = MAPP_OPT_CHOICE, .dest = &args.init, .choices = STENCIL_INIT_CHOICES,
      .help = "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced bump "
-             "(shallow-water); a tracer bump, a constant tracer (vertical)"},
+             "(shallow-water); a tracer bump, a constant tracer (vertical); smooth waves, bump only (a program "
+             "without its own physics)"},
     {.name = "amplitude", .kind = MAPP_OPT_DOUBLE, .dest = &args.amplitude, .dmin = -10, .dmax = 10,
      .help = "bump height as a fraction of the mean depth"},
     {.name = "cfl", .kind = MAPP_OPT_DOUBLE, .dest = &args.cfl, .dmin = 1e-6, .dmax = 100,
@@ -114,11 +115,12 @@ static int setup(mapp_run *run, void **state) {
 
 static const mapp_app app = {
     .name = "stencil",
-    .summary = "A shallow-water step on a staggered grid (FV3 c_sw/d_sw in spirit): 27 stencil calls run\n"
-               "one at a time (eager), or generated as one program per code-path class, compiled,\n"
-               "cached and loaded (build, build-and-run, run). --mode is --variant. The generated\n"
-               "programs are compiled with the configured compiler and flags; environment:\n"
-               "MAPP_STENCIL_CC (another compiler), MAPP_STENCIL_CFLAGS (extra flags), MAPP_CACHE_DIR.",
+    .summary = "A stencil program (--program; the default, a shallow-water step on a staggered grid in\n"
+               "the spirit of FV3's c_sw/d_sw, has 27 stencil calls) run one call at a time (eager), or\n"
+               "generated as one program per code-path class, compiled, cached and loaded (build,\n"
+               "build-and-run, run). --mode is --variant. The generated programs are compiled with the\n"
+               "configured compiler and flags; environment: MAPP_STENCIL_CC (another compiler),\n"
+               "MAPP_STENCIL_CFLAGS (extra flags), MAPP_CACHE_DIR.",
     .variants = stencil_variants,
     .options = options,
     .presets = MAPP_PRESETS(stencil_presets),

@@ -1,4 +1,4 @@
-/* mapp-stencil: a shallow-water step run stencil by stencil (eager) versus
+/* mapp-stencil: a stencil program run stencil by stencil (eager) versus
  * generated as one program, compiled, cached and loaded (the orchestrated
  * modes build, build-and-run, run). Seed:
  * orchestrated-stencil--pace-dace-orchestration-primer.txt.
@@ -177,16 +177,17 @@ struct stencil_state {
 
 /* What a program's step means beyond its table: the physical arguments,
  * the initial state and the invariants the run verifies
- * (stencil_physics_<program>.c). */
+ * (stencil_physics_<program>.c; the registry links it to its program). */
 typedef struct stencil_physics {
-  const char *program;
   const char *inits; /* the --init values it accepts */
   void (*arguments)(stencil_state *s);   /* spacing, time step, coefficients into s->args */
   int (*initialise)(stencil_state *s);   /* from global indices only: any layout starts the same */
   int (*verify)(mapp_run *run, stencil_state *s);
   void (*apply_break)(stencil_state *s, const char *what); /* MAPP_STENCIL_BREAK, rank 0 */
 } stencil_physics;
-extern const stencil_physics stencil_physics_shallow_water, stencil_physics_vertical;
+/* The physics of a program that has none of its own: a smooth initial
+ * state from global indices, every answer finite (stencil_physics_generic.c). */
+extern const stencil_physics stencil_physics_generic;
 
 /* A state field by name (NULL when the program has none such). */
 double *stencil_state_field(stencil_state *s, const char *name);

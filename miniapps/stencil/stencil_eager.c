@@ -8,86 +8,36 @@
 #include <string.h>
 
 #include "stencil.h"
-#include "stencil_bodies_vertical.h"
+#include "stencil_eager_kernels.h"
 
-/* One kernel per body: the body in its own loop over a local box. */
-typedef void (*eager_kernel)(const stencil_args *a, const long box[4], double *const *in, double *out);
-
-#define EAGER_P(n) in[n]
-#define EAGER_V(n) in[n][k]
-#define EAGER_KERNEL(name)                                                                         \
-  static void eager_##name(const stencil_args *args, const long box[4], double *const *in, double *out) { \
-    const stencil_args local_args = *args; /* not aliased by out: scalars stay in registers */       \
-    const stencil_args *const a = &local_args;                                                     \
-    const long s = a->stride;                                                                      \
-    _Pragma("omp parallel for schedule(static)") for (long j = box[2]; j < box[3]; ++j) {          \
-      const long gj = a->j0 + j;                                                                   \
-      for (long i = box[0]; i < box[1]; ++i) {                                                     \
-        const long k = a->origin + j * s + i, gi = a->i0 + i;                                      \
-        (void)gi, (void)gj, (void)in;                                                              \
-        out[k] = ST_CALL_##name(EAGER_P, EAGER_V);                                                 \
-      }                                                                                            \
-    }                                                                                              \
-  }
-ST_BODIES(EAGER_KERNEL)
-
-/* A 3-D body in its own loop: each column (j, then i) visits the levels
- * [box[4], box[5]) upwards, or downwards when dir < 0 (a backward call),
- * so a sequential call reads the levels it wrote before. */
-typedef void (*eager_kernel3)(const stencil_args *a, const long box[6], int dir, double *const *in, double *out);
-#define EAGER_KERNEL3(name)                                                                        \
-  static void eager3_##name(const stencil_args *args, const long box[6], int dir, double *const *in, double *out) { \
-    const stencil_args local_args = *args;                                                         \
-    const stencil_args *const a = &local_args;                                                     \
-    const long s = a->stride;                                                                      \
-    _Pragma("omp parallel for schedule(static)") for (long j = box[2]; j < box[3]; ++j) {          \
-      const long gj = a->j0 + j;                                                                   \
-      for (long n = 0; n < box[5] - box[4]; ++n) {                                                 \
-        const long kz = dir < 0 ? box[5] - 1 - n : box[4] + n;                                     \
-        for (long i = box[0]; i < box[1]; ++i) {                                                   \
-          const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;                    \
-          (void)gi, (void)gj, (void)in;                                                            \
-          out[k] = ST_CALL_##name(EAGER_P, EAGER_V);                                               \
-        }                                                                                          \
-      }                                                                                            \
-    }                                                                                              \
-  }
-ST_BODIES_VERTICAL(EAGER_KERNEL3)
-
-typedef struct {
-  const char *name;
-  eager_kernel fn;
-  eager_kernel3 fn3;
-} kernel_entry;
-#define EAGER_ENTRY(name) {#name, eager_##name, NULL},
-#define EAGER_ENTRY3(name) {#name, NULL, eager3_##name},
-static const kernel_entry kernels[] = {ST_BODIES(EAGER_ENTRY) ST_BODIES_VERTICAL(EAGER_ENTRY3){NULL, NULL, NULL}};
-
-static const kernel_entry *kernel_find(const char *name, bool vertical) {
-  for (const kernel_entry *e = kernels; e->name; ++e)
-    if (!strcmp(e->name, name) && (vertical ? e->fn3 != NULL : e->fn != NULL)) return e;
+/* A body of the program by name: its kernels over one level and over levels. */
+static const st_eager_body *kernel_find(const st_eager_body *bodies, const char *name) {
+  for (const st_eager_body *e = bodies; e->name; ++e)
+    if (!strcmp(e->name, name)) return e;
   return NULL;
 }
 
 /* The kernels of each call, resolved once (like stencils compiled at init). */
 typedef struct {
-  eager_kernel body[ST_MAX_CALLS];
-  eager_kernel3 body3[ST_MAX_CALLS];
-  eager_kernel region[ST_MAX_CALLS][ST_MAX_REGIONS];
+  st_eager_kernel body[ST_MAX_CALLS];
+  st_eager_kernel3 body3[ST_MAX_CALLS];
+  st_eager_kernel region[ST_MAX_CALLS][ST_MAX_REGIONS];
 } eager_table;
 
 int stencil_eager_init(stencil_state *s) {
   eager_table *t = NULL;
   MAPP_TRY(mapp_calloc((void **)&t, 1, sizeof *t, "eager kernel table"));
   s->eager_kernels = t;
+  const st_eager_body *bodies = st_program_find(s->program.name)->bodies;
   for (int k = 0; k < s->program.ncalls; ++k) {
     const st_call *c = &s->program.calls[k];
     bool vertical = s->program.fields[c->out].dims == 3;
-    const kernel_entry *e = c->body ? kernel_find(c->body, vertical) : NULL;
+    const st_eager_body *e = c->body ? kernel_find(bodies, c->body) : NULL;
     if (c->body && !e) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for body %s", c->name, c->body);
-    if (e) t->body[k] = e->fn, t->body3[k] = e->fn3;
+    if (e && vertical) t->body3[k] = e->fn3;
+    else if (e) t->body[k] = e->fn;
     for (int r = 0; r < c->nregions; ++r) {
-      e = kernel_find(c->regions[r].body, false);
+      e = kernel_find(bodies, c->regions[r].body);
       if (!e) return mapp_fail(MAPP_ERR_SYSTEM, "stencil %s: no kernel for region %s", c->name, c->regions[r].body);
       t->region[k][r] = e->fn;
     }

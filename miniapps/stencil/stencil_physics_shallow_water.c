@@ -110,7 +110,6 @@ static int verify(mapp_run *run, stencil_state *s) {
 }
 
 const stencil_physics stencil_physics_shallow_water = {
-    .program = "shallow-water",
     .inits = "bump|rest|geostrophic",
     .arguments = arguments,
     .initialise = initialise,

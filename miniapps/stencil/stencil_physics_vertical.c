@@ -175,7 +175,6 @@ static int initialise_and_sum(stencil_state *s) {
 }
 
 const stencil_physics stencil_physics_vertical = {
-    .program = "vertical",
     .inits = "bump|constant",
     .arguments = arguments,
     .initialise = initialise_and_sum,

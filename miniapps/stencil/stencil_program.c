@@ -1,4 +1,4 @@
-/* Program tables (the registry, checks, the text the cache key hashes),
+/* Program tables (lookup in the registry, checks, the text the cache key hashes),
  * code-path classes, regions, and the validity of fields through a step
  * (what the halo schedule of eager and of the plan follow). */
 #include "stencil_program.h"
@@ -10,14 +10,11 @@
 
 /* ------------------------------------------------------------ tables */
 
-const st_program_entry st_programs[] = {
-    {"shallow-water", "a 2-D shallow-water step on a C grid, 27 stencil calls (FV3 c_sw/d_sw in spirit)",
-     st_program_shallow_water},
-    {"vertical", "a 3-D step: horizontal advection per level, a remap across levels, an implicit vertical diffusion "
-                 "(Thomas: forward and backward sweeps)",
-     st_program_vertical},
-    {NULL, NULL, NULL},
-};
+const st_program_entry *st_program_find(const char *name) {
+  for (const st_program_entry *e = st_programs; e->name; ++e)
+    if (!strcmp(e->name, name)) return e;
+  return NULL;
+}
 
 int st_add_field(st_program *p, const char *name, int dims, st_stagger stagger) {
   if (p->nfields < ST_MAX_FIELDS) p->fields[p->nfields] = (st_field){name, dims, ST_HALO, stagger};
@@ -121,9 +118,8 @@ static int drop_call(st_program *p, const char *drop) {
 
 int st_program_make(st_program *p, const char *name, const char *drop) {
   memset(p, 0, sizeof *p);
-  const st_program_entry *e = st_programs;
-  while (e->name && strcmp(e->name, name)) ++e;
-  if (!e->name) return mapp_fail(MAPP_ERR_INPUT, "unknown program '%s' (choose one of %s)", name, ST_PROGRAM_CHOICES);
+  const st_program_entry *e = st_program_find(name);
+  if (!e) return mapp_fail(MAPP_ERR_INPUT, "unknown program '%s' (choose one of %s)", name, st_program_choices);
   p->name = e->name;
   MAPP_TRY(e->build(p));
   MAPP_TRY(st_program_check(p));

@@ -1,4 +1,4 @@
-/* State of the shallow-water model: decomposition, initial conditions,
+/* State of a stencil program: decomposition, initial conditions (its physics),
  * preparing a mode (eager kernels, or the distributed build and load of the
  * generated program), the step, and diagnostics. */
 #include <math.h>
@@ -138,13 +138,12 @@ static bool program_is_3d(const st_program *p) {
   return false;
 }
 
-/* The program's physics, and an --init it knows. */
+/* The program's physics (its own, else the generic one), and an --init it
+ * knows. */
 static int physics_of(stencil_state *s) {
-  static const stencil_physics *const all[] = {&stencil_physics_shallow_water, &stencil_physics_vertical};
   static const char *const inits[] = {"bump", "rest", "geostrophic", "constant"};
-  for (size_t m = 0; m < sizeof all / sizeof all[0]; ++m)
-    if (!strcmp(all[m]->program, s->program.name)) s->physics = all[m];
-  if (!s->physics) return mapp_fail(MAPP_ERR_INPUT, "program %s has no physics (initial state, invariants)", s->program.name);
+  const stencil_physics *own = st_program_find(s->program.name)->physics;
+  s->physics = own ? own : &stencil_physics_generic;
   const char *init = inits[s->cfg.init];
   char list[64];
   snprintf(list, sizeof list, "|%s|", s->physics->inits);

@@ -10,12 +10,16 @@ bin=$1 program=${2:-shallow-water}
 # there, and a stencil to drop from its step (and whether the step without
 # it still passes its checks: the vertical one without its thickness update
 # no longer conserves tracer mass, which is not what this test is about).
+# A program without an entry: its stencil_bodies_<name>.h with a line
+# appended, and the last stencil of its step (its checks may then fail).
 case $program in
 shallow-water) bodies=stencil_kernels.h drop=update_v drop_verifies=1
   edit='s/return 0.25 \* (h\[k\] + h\[k - 1\]/return 0.2500001 * (h[k] + h[k - 1]/' ;;
 vertical) bodies=stencil_bodies_vertical.h drop=thickness_commit drop_verifies=0
   edit='s/(a->kappa \/ (0.5 \* (V(0)/(a->kappa \/ (0.5000001 * (V(0)/' ;;
-*) echo "FAIL: unknown program $program"; exit 1 ;;
+*) bodies=stencil_bodies_${program//-/_}.h drop_verifies=0 edit='$a /* an edit: the key must change */'
+  drop=$("$bin" --program "$program" --size tiny --steps 1 --progress --quiet | tail -1 | awk '{print $4}')
+  [ -n "$drop" ] || { echo "FAIL: no stencil of $program to drop"; exit 1; } ;;
 esac
 fail() { echo "FAIL: $*"; exit 1; }
 refusals=0
@@ -45,7 +49,7 @@ expect_rebuild() { # EXPECTED_BUILDS RANKS ARGS... (exit 1, a failed check, acce
 # A private copy of the stencil header and a compiler wrapper that can
 # claim another version.
 src=$MAPP_SOURCE_DIR/miniapps/stencil
-mkdir -p inc && cp "$src/stencil_kernels.h" "$src/stencil_bodies_vertical.h" inc/
+mkdir -p inc && cp "$src/stencil_kernels.h" inc/ && cp "$src/$bodies" inc/
 real_cc=$(command -v cc)
 write_wrapper() { printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "wrapped-cc %s"; exit 0; fi\nexec %s "$@"\n' "$1" "$real_cc" > cc-wrapper; chmod +x cc-wrapper; }
 write_wrapper 1.0

@@ -9,9 +9,15 @@ case_name=$1 work=$2
 program=${STENCIL_PROGRAM:-shallow-water}
 bin=$MAPP_BIN_DIR/mapp-stencil
 # What the cases need to know of each program: its answer datasets, its
-# calls, the first NaN a NaN in the initial wind makes (eager and
-# orchestrated name the same), a negative answer and where it first shows,
-# fields a clean run keeps non-negative, its invariants' breaks.
+# calls, the first NaN a NaN in the initial state makes (eager and
+# orchestrated must name the same), a negative answer and where it first
+# shows, fields a clean run keeps non-negative. A program without an entry
+# (one with the generic physics) gets them from its own runs: its datasets
+# from its answer file, its calls from its record; a NaN or a negative value
+# anywhere, named alike by both modes; the negative one from an initial
+# state at --amplitude 3 (the generic state is 1 + amplitude x a sum of
+# sines), checked on every state field, which a clean run keeps
+# non-negative. A program whose state may be negative needs an entry.
 case $program in
 shallow-water)
   datasets="h u v" ncalls=27
@@ -25,7 +31,10 @@ vertical)
   negative_args="--amplitude -1 --check negative=q"
   negative_message="check negative failed: stencil solve_top wrote -3.28414e-05 to field q at \(0,0\) in step 0"
   clean_negative=q,dp,dp_new ;;
-*) echo "FAIL: unknown program $program"; exit 1 ;;
+*)
+  datasets="" ncalls="" negative_args="" clean_negative=""
+  nan_message="check nan failed: stencil [a-z0-9_]+ wrote NaN to field [a-z0-9_]+ at \([0-9]+,[0-9]+\) in step 0"
+  negative_message="check negative failed: stencil [a-z0-9_]+ wrote -[0-9.e+-]+ to field [a-z0-9_]+ at \([0-9]+,[0-9]+\) in step 0" ;;
 esac
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMP_WAIT_POLICY=passive
@@ -37,11 +46,22 @@ run() { # RANKS ARGS...: run mapp-stencil quietly on RANKS ranks
   local n=$1; shift
   if [ "$n" -eq 1 ]; then stencil --quiet "$@"; else mpirun -q -np "$n" --oversubscribe "$bin" --program "$program" --quiet "$@"; fi
 }
+answer_datasets() { h5ls "$1" | awk '{print $1}'; } # FILE: the datasets of an answer file
 same() { # A B: the program's datasets bit for bit equal
+  [ -n "$datasets" ] || datasets=$(answer_datasets "$1")
+  [ -n "$datasets" ] || { echo "no datasets in $1"; return 1; }
   for d in $datasets; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
 }
 record() { # FILE KEY: a value of app_data from the last record
   python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(eval('r[\"app_data\"]'+sys.argv[2]))" "$1" "$2"
+}
+check_failed() { # FILE NAME: the record's check NAME failed
+  python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); sys.exit(0 if any(c['name'] == sys.argv[2] and not c['passed'] for c in r['verification']['checks']) else 1)" "$1" "$2"
+}
+same_message() { # MODE LINE: the first mode's line is kept; the next must equal it
+  [ -n "$1" ] || { echo "$2: no message"; return 1; }
+  [ -z "${first_message:-}" ] || [ "$2" = "$first_message" ] || { echo "$1 names another point: $2 (first: $first_message)"; return 1; }
+  first_message=$2
 }
 expect_exit() { # CODE REGEX CMD...: the project's checker (exit code, one stderr line matching REGEX)
   local code=$1 regex=$2; shift 2
@@ -76,10 +96,14 @@ agree-break) # the comparison itself must catch a one-ulp change
   same ref.h5 broken.h5 && fail "a one-ulp change went unnoticed"
   echo "ok: the broken answer was caught" ;;
 # ---- invariants and their deliberate breaks
+invariant-finite) # every program: a clean run passes; a NaN in the answer fails the finite check
+  run 1 --size tiny --result r.json || fail "a clean run failed its checks"
+  MAPP_STENCIL_BREAK=nan run 1 --size tiny --result n.json && fail "a NaN passed the checks"
+  check_failed n.json finite || fail "the finite check did not fail on a NaN"
+  echo "ok: the finite check caught the NaN" ;;
 invariant-mass)
   run 1 --size tiny --steps 60 --result r.json || fail "mass not conserved"
   MAPP_STENCIL_BREAK=mass run 1 --size tiny --result b.json && fail "a mass leak passed"
-  MAPP_STENCIL_BREAK=nan run 1 --size tiny --result n.json && fail "a NaN passed the finite check"
   echo "ok" ;;
 invariant-rest)
   run 2 --size tiny --init rest --mode build-and-run --cache cache || fail "rest did not stay at rest"
@@ -94,20 +118,26 @@ invariant-geostrophic)
 debug-nan)
   for m in eager build-and-run; do
     MAPP_STENCIL_BREAK=nan run 2 --size tiny --mode $m $(cache_of $m) --check nan 2>err.txt && fail "$m: NaN not caught"
-    grep -Eq "$nan_message" err.txt || { cat err.txt; fail "$m: message"; }
+    same_message $m "$(grep -E "$nan_message" err.txt)" || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
   run 1 --size tiny --mode build-and-run --cache cache --check nan || fail "a clean run failed --check nan" ;;
 debug-negative)
+  if [ -z "$negative_args" ]; then
+    run 1 --size tiny --steps 1 --output probe.h5 || fail "probe run"
+    clean_negative=$(answer_datasets probe.h5 | paste -sd,)
+    negative_args="--amplitude 3 --check negative=$clean_negative"
+  fi
   for m in eager build-and-run; do
     run 1 --size tiny --mode $m $(cache_of $m) $negative_args 2>err.txt && fail "$m: negative answer not caught"
-    grep -Eq "$negative_message" err.txt || { cat err.txt; fail "$m: message"; }
+    same_message $m "$(grep -E "$negative_message" err.txt)" || { cat err.txt; fail "$m: message"; }
     cat err.txt
   done
   run 1 --size tiny --mode build-and-run --cache cache --check negative=$clean_negative || fail "a clean run failed --check negative" ;;
 debug-trace)
   run 1 --size tiny --steps 2 --mode eager --trace 5,7 --progress > eager.txt || fail "eager trace"
-  run 4 --size tiny --steps 2 --mode build-and-run --cache cache --trace 5,7 --progress > orch.txt || fail "orchestrated trace"
+  run 4 --size tiny --steps 2 --mode build-and-run --cache cache --trace 5,7 --progress --result orch.json > orch.txt || fail "orchestrated trace"
+  [ -n "$ncalls" ] || ncalls=$(record orch.json "['plan']['stencil_calls']")
   [ "$(grep -c '^progress step 1 ' eager.txt)" -eq $ncalls ] || fail "progress does not name the $ncalls stencils"
   [ "$(grep -c '^trace step 1 ' eager.txt)" -eq $ncalls ] || fail "trace does not print $ncalls fields"
   diff <(grep '^trace' eager.txt) <(grep '^trace' orch.txt) || fail "traces differ between the modes"
@@ -159,10 +189,11 @@ invariant-residual) # the tridiagonal solve's residual
   MAPP_STENCIL_BREAK=residual run 1 --size tiny && fail "a skewed system passed the residual check"
   echo "ok" ;;
 # ---- a baseline of this program (baselines/stencil/CASE.h5), checked by mapp check
-baseline) # CASE RANKS MODE
-  run "$4" --size tiny --mode "$5" $(cache_of "$5") --output out.h5 || fail "run"
+baseline) # CASE RANKS MODE [SCALING]: strong (default) or weak
+  scaling=${6:-strong}
+  run "$4" --size tiny --scaling "$scaling" --mode "$5" $(cache_of "$5") --output out.h5 || fail "run"
   "$MAPP_BIN_DIR/mapp" check "$MAPP_SOURCE_DIR/baselines/stencil/$3.h5" out.h5 || fail "differs from baseline $3"
-  MAPP_STENCIL_BREAK=answer run 1 --size tiny --output broken.h5 || fail "broken run"
+  MAPP_STENCIL_BREAK=answer run "$4" --size tiny --scaling "$scaling" --output broken.h5 || fail "broken run"
   "$MAPP_BIN_DIR/mapp" check "$MAPP_SOURCE_DIR/baselines/stencil/$3.h5" broken.h5 >/dev/null && fail "a one-ulp change passed the baseline"
   echo "ok" ;;
 *) fail "unknown case $case_name" ;;
