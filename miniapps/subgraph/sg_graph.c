@@ -279,9 +279,9 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
       if (resumed) {
         resumed = 0;
       } else {
-        /* The host (worker 0 of a host_runs runtime) never spins: what it
-         * waits for may need it back in its own loop (MPI progress). */
-        if (rt->spin_ns > 0 && !(rt->host_runs && worker == 0))
+        /* The host alone (a host_runs runtime with no thread) never spins:
+         * no other worker can bring what it waits for. */
+        if (rt->spin_ns > 0 && !(rt->host_runs && rt->nworkers == 1))
           spin_for_inputs(rt, &inst->counters[c->counter].value, worker, it->hdr.seq);
         it->pos = pos, it->resume = 1; /* before the decrement: the resumer may run us at once */
         if (atomic_fetch_sub_explicit(&inst->counters[c->counter].value, 1, memory_order_acq_rel) != 1) return;

@@ -17,10 +17,13 @@ typedef struct {
   bool behind;    /* queued behind a later instantiation's item (counted in sg_queue.behind) */
 } sg_work;
 
-/* A FIFO of work, guarded by a mutex (the eager path is a dynamic
- * runtime: its shared ready queue is contended, as Realm's are). */
+/* A FIFO of work, guarded by a spinning lock (the eager path is a dynamic
+ * runtime: its shared ready queue is contended, as Realm's are). Its
+ * critical sections are a few stores: a mutex put the host and a worker
+ * to sleep in the kernel over them, two futex calls per launch at
+ * graph-steps 1 (docs/subgraph-performance.md). */
 typedef struct {
-  pthread_mutex_t lock;
+  atomic_bool lock;
   sg_work **ring;
   size_t cap, head, count;
   atomic_size_t approx; /* count, readable without the lock for idle checks */

@@ -71,6 +71,20 @@ int sg_runtime_status(sg_runtime *rt) {
 
 /* ------------------------------------------------------------ queues */
 
+/* Test and test-and-set; a holder descheduled by an oversubscribed
+ * machine is waited for with sched_yield, not a burnt time slice. */
+static inline void queue_lock(sg_queue *q) {
+  for (unsigned i = 0;; ++i) {
+    if (!atomic_load_explicit(&q->lock, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&q->lock, true, memory_order_acquire))
+      return;
+    if (i < 256) cpu_relax();
+    else sched_yield();
+  }
+}
+
+static inline void queue_unlock(sg_queue *q) { atomic_store_explicit(&q->lock, false, memory_order_release); }
+
 static int queue_init(sg_queue *q) {
   q->cap = 256;
   q->head = q->count = 0;
@@ -79,17 +93,14 @@ static int queue_init(sg_queue *q) {
   q->max_seq = 0;
   q->ring = malloc(q->cap * sizeof *q->ring);
   if (!q->ring) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating a ready queue");
-  pthread_mutex_init(&q->lock, NULL);
+  atomic_init(&q->lock, false);
   return MAPP_OK;
 }
 
-static void queue_free(sg_queue *q) {
-  free(q->ring);
-  pthread_mutex_destroy(&q->lock);
-}
+static void queue_free(sg_queue *q) { free(q->ring); }
 
 static void queue_push(sg_queue *q, sg_work *w) {
-  pthread_mutex_lock(&q->lock);
+  queue_lock(q);
   if (q->count == q->cap) { /* grow, unrolling the ring */
     sg_work **bigger = malloc(2 * q->cap * sizeof *bigger);
     if (!bigger) abort(); /* no way to report from here; out of memory for a pointer ring */
@@ -103,13 +114,13 @@ static void queue_push(sg_queue *q, sg_work *w) {
   if (w->behind) atomic_fetch_add_explicit(&q->behind, 1, memory_order_relaxed);
   else q->max_seq = w->seq;
   atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
-  pthread_mutex_unlock(&q->lock);
+  queue_unlock(q);
 }
 
 static sg_work *queue_pop(sg_queue *q) {
   if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0) return NULL;
   sg_work *w = NULL;
-  pthread_mutex_lock(&q->lock);
+  queue_lock(q);
   if (q->count) {
     w = q->ring[q->head];
     q->head = (q->head + 1) % q->cap;
@@ -117,19 +128,19 @@ static sg_work *queue_pop(sg_queue *q) {
     if (w->behind) atomic_fetch_sub_explicit(&q->behind, 1, memory_order_relaxed);
     atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
   }
-  pthread_mutex_unlock(&q->lock);
+  queue_unlock(q);
   return w;
 }
 
 static bool queue_holds_older(sg_queue *q, uint64_t seq) {
   if (atomic_load_explicit(&q->behind, memory_order_relaxed) == 0) return false;
   bool older = false;
-  pthread_mutex_lock(&q->lock);
+  queue_lock(q);
   for (size_t i = 0; i < q->count && !older; ++i) {
     const sg_work *w = q->ring[(q->head + i) % q->cap];
     older = w->kind == SG_WORK_OP || w->seq < seq;
   }
-  pthread_mutex_unlock(&q->lock);
+  queue_unlock(q);
   return older;
 }
 
@@ -527,26 +538,49 @@ static void *worker_main(void *p) {
 
 /* ------------------------------------------------------------ the host as worker 0 */
 
-/* Runs what is queued for worker 0 until ev has triggered: first with no
- * waiter (the launch the host just made is usually all there is, and it
- * triggers ev on this thread), then, when the queue is empty and ev still
- * pending (its cause is on another thread), with a waiter that bumps the
- * epoch the host idles on. */
+/* The host, with nothing queued for it, spins (at most host_spin_ns)
+ * until ev triggers or work arrives: reading the event's slot, with no
+ * waiter to fire, is the cheapest hand-back from another worker. False
+ * when the spin ran out (or is off: the threads fill the cores). */
+static bool host_spin(sg_runtime *rt, sg_event ev) {
+  if (rt->host_spin_ns <= 0) return false;
+  long deadline = 0;
+  for (unsigned i = 1;; ++i) {
+    if (sg_event_has_triggered(rt, ev) || has_work(rt, 0)) return true;
+    if (i == 64) deadline = sg_now_ns() + rt->host_spin_ns; /* no clock read in a short spin */
+    if (i > 64 && (i & 63) == 0 && sg_now_ns() > deadline) return false;
+    cpu_relax();
+  }
+}
+
+/* Sleeps until ev triggers, running what is queued for worker 0 meanwhile:
+ * a waiter bumps the epoch the host idles on. */
+static void host_sleep_until(sg_runtime *rt, sg_event ev) {
+  host_waiter h = {.w.fn = host_waiter_fire};
+  atomic_init(&h.state, 0);
+  sg_event_add_waiter(rt, ev, &h.w);
+  for (;;) {
+    unsigned epoch = atomic_load(&rt->epoch);
+    if (atomic_load_explicit(&h.state, memory_order_acquire) == 1) return;
+    sg_work *w = find_work(rt, 0);
+    if (w) run_work(rt, w, 0);
+    else idle(rt, 0, epoch);
+  }
+}
+
+/* Runs what is queued for worker 0 until ev has triggered: the launch the
+ * host just made is usually all there is, and it triggers ev on this
+ * thread; else the host spins for ev or for more work, then sleeps. */
 static int host_run_until(sg_runtime *rt, sg_event ev) {
   bool outer = !tls_hosting; /* an eager task may wait inside the host's loop */
   tls_hosting = true;
-  sg_work *w;
-  while (!sg_event_has_triggered(rt, ev) && (w = find_work(rt, 0))) run_work(rt, w, 0);
-  if (!sg_event_has_triggered(rt, ev)) {
-    host_waiter h = {.w.fn = host_waiter_fire};
-    atomic_init(&h.state, 0);
-    sg_event_add_waiter(rt, ev, &h.w);
-    for (;;) {
-      unsigned epoch = atomic_load(&rt->epoch);
-      if (atomic_load_explicit(&h.state, memory_order_acquire) == 1) break;
-      if ((w = find_work(rt, 0))) run_work(rt, w, 0);
-      else idle(rt, 0, epoch);
-    }
+  for (;;) {
+    sg_work *w;
+    while (!sg_event_has_triggered(rt, ev) && (w = find_work(rt, 0))) run_work(rt, w, 0);
+    if (sg_event_has_triggered(rt, ev)) break;
+    if (host_spin(rt, ev)) continue;
+    host_sleep_until(rt, ev);
+    break;
   }
   if (outer) tls_hosting = false;
   return MAPP_OK;
