@@ -385,7 +385,10 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
  * every level of it (padded row t, the thread's number: a thread that
  * sweeps rows is numbered below the rows swept, at most the padded rows):
  * fld_<x> is shifted by the swept row, so the bodies' indices k,
- * k - plane, k + plane land in that row and stay in cache. */
+ * k - plane, k + plane land in that row and stay in cache. With OpenMP,
+ * thread t takes padded row 2t where the rows allow: adjacent threads'
+ * rows would share a cache line at their ends (a padded row is rarely a
+ * whole number of lines), written by both at every level of every row. */
 static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q,
                              mapp_backend backend) {
   const st_pipe *pipe = &plan->pipes[q];
@@ -401,10 +404,12 @@ static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_pl
   bool omp = backend == MAPP_BACKEND_OMP;
   fprintf(fo, "%s  {\n    const long t = %s;\n", omp ? "#pragma omp parallel\n" : "",
           omp ? "omp_get_thread_num()" : "0");
+  if (omp)
+    fprintf(fo, "    const long row = 2 * omp_get_num_threads() <= a->ly + 2 * ST_HALO ? 2 * t : t; /* a row apart */\n");
   for (int f = 0; f < p->nfields; ++f)
     if (used[f] && plan->buffered[f])
-      fprintf(fo, "    double *const col_%s = fld_%s + (t - ST_HALO) * s; /* padded row t */\n", field(p, f),
-              field(p, f));
+      fprintf(fo, "    double *const col_%s = fld_%s + (%s - ST_HALO) * s; /* padded row %s */\n", field(p, f),
+              field(p, f), omp ? "row" : "t", omp ? "row" : "t");
   fprintf(fo, "%s    for (long j = %d; j < a->ly + %d; ++j) {\n      const long gj = a->j0 + j;\n",
           omp ? "#pragma omp for schedule(static)\n" : "", lo, hi);
   for (int f = 0; f < p->nfields; ++f)
