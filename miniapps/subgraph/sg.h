@@ -62,7 +62,10 @@ typedef struct {
    * workers - 1 threads run the rest. With workers = 1 no thread starts:
    * a launch is run by the thread that waits for it, with no hand-off
    * between cores (the serial backend). Worker 0's work runs only while
-   * the host waits or helps. */
+   * the host waits or helps. With cpus, the host thread is bound to
+   * cpus[0] from create to destroy (which must then be called from the
+   * same thread): a host left free shared a CPU with a spinning worker
+   * for milliseconds at a time. */
   bool host_runs;
   long spin_us; /* spin this long for work (and in host waits) before sleeping; 0: sleep at once */
   /* Worker i runs on CPU cpus[i]; NULL: unpinned. Spinning workers that

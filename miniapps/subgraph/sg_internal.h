@@ -4,6 +4,7 @@
 #define SG_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "sg.h"
@@ -51,6 +52,8 @@ typedef struct {
 struct sg_runtime {
   int nworkers;
   bool host_runs; /* the host thread is worker 0 (sg_config.host_runs) */
+  bool host_pinned; /* the host thread bound to cpus[0] until destroy, which restores host_mask */
+  cpu_set_t host_mask;
   long spin_ns;
   long host_spin_ns; /* host waits: no spinning when the workers already fill the cores */
   /* Each worker's current spin budget, in [SG_MIN_SPIN_NS, spin_ns]:

@@ -621,6 +621,18 @@ static int start_worker(pthread_t *thread, int cpu, worker_arg *a) {
   return err;
 }
 
+/* Binds the calling (host) thread to cpu, keeping its mask for destroy. */
+static int pin_host(sg_runtime *rt, int cpu) {
+  int err = pthread_getaffinity_np(pthread_self(), sizeof rt->host_mask, &rt->host_mask);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (!err) err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (err) return mapp_fail(MAPP_ERR_SYSTEM, "binding the host thread (worker 0) to cpu %d failed: %s", cpu, strerror(err));
+  rt->host_pinned = true;
+  return MAPP_OK;
+}
+
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   *out = NULL;
   if (cfg->workers < 1 || cfg->workers > SG_MAX_WORKERS)
@@ -642,6 +654,7 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   pthread_mutex_init(&rt->violation_lock, NULL);
   int status = queue_init(&rt->shared);
   for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
+  if (status == MAPP_OK && rt->host_runs && cfg->cpus) status = pin_host(rt, cfg->cpus[0]);
   for (int i = rt->host_runs ? 1 : 0; status == MAPP_OK && i < rt->nworkers; ++i) {
     worker_arg *a = malloc(sizeof *a);
     if (!a) {
@@ -675,6 +688,7 @@ void sg_runtime_destroy(sg_runtime *rt) {
   wake_workers(rt);
   for (int i = 0; i < rt->started; ++i) pthread_join(rt->threads[i], NULL);
   host_drain(rt); /* what the threads' last ops queued for worker 0 */
+  if (rt->host_pinned) pthread_setaffinity_np(pthread_self(), sizeof rt->host_mask, &rt->host_mask);
   queue_free(&rt->shared);
   for (int i = 0; i < rt->nworkers; ++i)
     if (rt->own[i].ring) queue_free(&rt->own[i]);
