@@ -269,7 +269,7 @@ static void bm_launch_empty(mapp_bench_state *bs, void *arg) {
   static const int cpus[2] = {1, 0}; /* the workers on their own CPUs, as the app pins them */
   bool host_runs = host_runs_of(lc);
   sg_config cfg = {.workers = lc->workers, .spin_us = 100, .cpus = lc->workers > 1 || !host_runs ? cpus : NULL,
-                   .host_runs = host_runs};
+                   .host_runs = host_runs, .host_cpu = !host_runs && lc->workers == 1 ? &cpus[1] : NULL};
   /* on the last worker: a thread wherever there is one (the hand-off is what is measured) */
   sg_op_def op = {.name = "empty", .kind = SG_OP_TASK, .affinity = lc->workers - 1, .fn = nothing};
   sg_graph_def def = {.name = "launch", .ops = &op, .nops = 1};

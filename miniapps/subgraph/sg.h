@@ -63,15 +63,18 @@ typedef struct {
    * a launch is run by the thread that waits for it, with no hand-off
    * between cores (the serial backend). Worker 0's work runs only while
    * the host waits or helps. With cpus, the host thread is bound to
-   * cpus[0] from create to destroy (which must then be called from the
-   * same thread): a host left free shared a CPU with a spinning worker
-   * for milliseconds at a time. */
+   * cpus[0] from create to destroy (see host_cpu). */
   bool host_runs;
   long spin_us; /* spin this long for work (and in host waits) before sleeping; 0: sleep at once */
   /* Worker i runs on CPU cpus[i]; NULL: unpinned. Spinning workers that
    * the scheduler leaves on one CPU take turns at their spins: pinning
    * them apart is what Realm's core reservation does. */
   const int *cpus;
+  /* Where the host thread runs from create to destroy (which must then be
+   * called from the same thread), where it is not worker 0: a CPU of its
+   * own beside the workers'; NULL: left as it is. A host left free shared
+   * a CPU with a spinning worker for milliseconds at a time. */
+  const int *host_cpu;
 } sg_config;
 
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out);

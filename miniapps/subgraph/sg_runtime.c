@@ -654,7 +654,8 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   pthread_mutex_init(&rt->violation_lock, NULL);
   int status = queue_init(&rt->shared);
   for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
-  if (status == MAPP_OK && rt->host_runs && cfg->cpus) status = pin_host(rt, cfg->cpus[0]);
+  const int *host_cpu = rt->host_runs ? cfg->cpus : cfg->host_cpu; /* worker 0's CPU, or one of its own */
+  if (status == MAPP_OK && host_cpu) status = pin_host(rt, *host_cpu);
   for (int i = rt->host_runs ? 1 : 0; status == MAPP_OK && i < rt->nworkers; ++i) {
     worker_arg *a = malloc(sizeof *a);
     if (!a) {

@@ -61,6 +61,7 @@ typedef struct tb_state {
   int cpus[SG_MAX_WORKERS]; /* worker i's CPU when pinned */
   bool pinned;
   bool host_runs; /* the host thread is worker 0 (cfg.host_worker resolved) */
+  int host_cpu;   /* where the host runs when it is not worker 0 and pinned: a CPU of its own; else -1 */
 } tb_state;
 
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out);

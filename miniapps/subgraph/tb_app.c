@@ -245,6 +245,8 @@ static int subgraph_describe(mapp_run *run, void *state) {
   json_object_set_new(extra, "compile_s", json_real(st->compile_s));
   json_object_set_new(extra, "spin_us", json_integer(cfg->spin_us));
   json_object_set_new(extra, "host_worker", json_boolean(st->host_runs));
+  int host_cpu = st->host_runs && st->pinned ? st->cpus[0] : st->host_cpu;
+  json_object_set_new(extra, "host_cpu", host_cpu >= 0 ? json_integer(host_cpu) : json_null());
   json_object_set_new(extra, "copy_bytes", json_integer(cfg->copy_bytes));
   json_t *cpus = json_array();
   for (int w = 0; st->pinned && w < cfg->workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));

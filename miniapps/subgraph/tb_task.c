@@ -84,8 +84,13 @@ static int choose_cpus(tb_state *st) {
   int count = CPU_COUNT(&allowed), share = count / local_size, first = local_rank * share, seen = 0;
   if (st->cfg.host_worker == TB_HOST_WORKER_AUTO) st->host_runs = share <= st->cfg.workers;
   if (!st->cfg.pin || share < st->cfg.workers) return MAPP_OK;
-  for (int cpu = 0, w = 0; cpu < CPU_SETSIZE && w < st->cfg.workers; ++cpu)
-    if (CPU_ISSET(cpu, &allowed) && seen++ >= first) st->cpus[w++] = cpu;
+  int w = 0, wanted = st->cfg.workers + (!st->host_runs && share > st->cfg.workers); /* the host's own, if any */
+  for (int cpu = 0; cpu < CPU_SETSIZE && w < wanted; ++cpu)
+    if (CPU_ISSET(cpu, &allowed) && seen++ >= first) {
+      if (w < st->cfg.workers) st->cpus[w] = cpu;
+      else st->host_cpu = cpu;
+      ++w;
+    }
   st->pinned = true;
   return MAPP_OK;
 }
@@ -138,9 +143,10 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
   st->host_runs = cfg->host_worker == TB_HOST_WORKER_YES;
+  st->host_cpu = -1;
   MAPP_TRY(choose_cpus(st));
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
-                  .host_runs = st->host_runs};
+                  .host_runs = st->host_runs, .host_cpu = st->host_cpu >= 0 ? &st->host_cpu : NULL};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;
