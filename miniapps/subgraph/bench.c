@@ -15,13 +15,16 @@
  *   handoff/spin_us:S  one task launched and waited for by the host: the
  *       round trip through a sleeping (S = 0: futex) or a
  *       spinning worker;
- *   launch/empty/workers:N  a one-op subgraph (an empty task) instantiated
- *       and waited for, one at a time: ns per launch, launch to finish;
- *   launch/stencil_1d_w2_gs1/workers:N  Task Bench stencil_1d, width 2,
+ *   launch/empty/{serial,workers:N}  a one-op subgraph (an empty task)
+ *       instantiated and waited for, one at a time: ns per launch, launch
+ *       to finish; serial: the host runs it; workers:N: the threads
+ *       backend, the host worker 0 by the app's rule (--host-worker auto)
+ *       and the op on the last worker, a thread (the hand-off measured);
+ *   launch/stencil_1d_w2_gs1/{serial,workers:N}  Task Bench stencil_1d, width 2,
  *       K = 0, one timestep per instantiation (what an application that
  *       replays one iteration per launch pays), 64 in flight (the app's
  *       default at graph-steps 1): ns per instantiation;
- *   launch/eager_chunk/workers:N  the eager variant at the same shape: ns
+ *   launch/eager_chunk/{serial,workers:N}  the eager variant at the same shape: ns
  *       per chunk (its launches, the merge that closes it, the host's wait);
  *   copy/{memcpy,planned,eager}/bytes:B  ns per copy of B bytes (0, 1 KiB,
  *       64 KiB), 256 copies from one source to distinct destinations:
