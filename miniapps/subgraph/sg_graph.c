@@ -197,6 +197,25 @@ static void resume_counter(sg_runtime *rt, sg_instance *inst, int counter) {
   }
 }
 
+/* Before the instance is published: a precondition port whose event has
+ * already triggered (the previous instantiation's output, usually) counts
+ * as arrived in the counters' first values, with no waiter, reference or
+ * atomic decrement; such a port is marked by port -1 in its waiter slot.
+ * Returns the ports still pending. */
+static int count_triggered_ports(const sg_subgraph *sg, sg_instance *inst, const sg_event *pre) {
+  int pending = 0;
+  for (int p = 0; p < sg->npre; ++p) {
+    bool arrived = sg_event_has_triggered(sg->rt, pre[p]);
+    inst->port_waiters[p].port = arrived ? -1 : p;
+    pending += !arrived;
+    for (int k = sg->port_first[p]; arrived && k < sg->port_first[p + 1]; ++k) {
+      atomic_int *c = &inst->counters[sg->port_counters[k]].value;
+      atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) - 1, memory_order_relaxed);
+    }
+  }
+  return pending;
+}
+
 static void port_fired(sg_waiter *self, sg_runtime *rt) {
   port_waiter *pw = (port_waiter *)self;
   sg_instance *inst = pw->inst;
@@ -276,15 +295,19 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
   for (int pos = it->pos; pos < n; ++pos) {
     const cop *c = &sg->ops[sched[pos]];
     if (c->counter >= 0) {
+      atomic_int *counter = &inst->counters[c->counter].value;
       if (resumed) {
         resumed = 0;
+      } else if (atomic_load_explicit(counter, memory_order_acquire) == 1) {
+        /* every input has arrived; only this worker's arrival is left,
+         * and nobody else touches the counter again: no decrement */
       } else {
         /* The host alone (a host_runs runtime with no thread) never spins:
          * no other worker can bring what it waits for. */
         if (rt->spin_ns > 0 && !(rt->host_runs && rt->nworkers == 1))
-          spin_for_inputs(rt, &inst->counters[c->counter].value, worker, it->hdr.seq);
+          spin_for_inputs(rt, counter, worker, it->hdr.seq);
         it->pos = pos, it->resume = 1; /* before the decrement: the resumer may run us at once */
-        if (atomic_fetch_sub_explicit(&inst->counters[c->counter].value, 1, memory_order_acq_rel) != 1) return;
+        if (atomic_fetch_sub_explicit(counter, 1, memory_order_acq_rel) != 1) return;
       }
       it->resume = 0;
     }
@@ -324,17 +347,19 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
     for (int i = 0; i < sg->nreplan; ++i) sg_copy_plan((sg_copy_desc *)(inst->patched + sg->replan[i]));
   }
   for (int c = 0; c < sg->ncounters; ++c) atomic_init(&inst->counters[c].value, sg->counter_init[c]);
+  int pending_ports = count_triggered_ports(sg, inst, pre);
   uint64_t seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed) + 1;
   for (int w = 0; w < rt->nworkers; ++w)
     inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0, .resume = 0};
   for (int p = 0; p < sg->npost; ++p) post[p] = inst->post[p];
   *finish = inst->finish;
   atomic_init(&inst->finish_left, sg->nactive);
-  atomic_init(&inst->refs, 1 + sg->npre + 1);
+  atomic_init(&inst->refs, 1 + pending_ports + 1);
   atomic_fetch_add_explicit(&sg->refs, 1, memory_order_relaxed);
   /* From here the instance may run and finish on other threads: no more
    * reads of it but through the waiters, which hold references. */
   for (int p = 0; p < sg->npre; ++p) {
+    if (inst->port_waiters[p].port < 0) continue; /* counted above */
     inst->port_waiters[p] = (port_waiter){.w.fn = port_fired, .inst = inst, .port = p};
     sg_event_add_waiter(rt, pre[p], &inst->port_waiters[p].w);
   }

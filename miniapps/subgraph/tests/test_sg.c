@@ -445,6 +445,43 @@ static void port_chaining_pipelines(void **unused) {
   sg_runtime_destroy(rt);
 }
 
+/* A precondition port already triggered at instantiation counts as
+ * arrived at once; the op still waits for the port that has not. */
+static void triggered_ports_count_at_instantiation(void **unused) {
+  (void)unused;
+  for (int workers = 1; workers <= 2; ++workers) {
+    sg_runtime *rt = make_runtime(workers, 10);
+    reset_log();
+    id_args id = {0};
+    sg_op_def op = {.name = "A", .kind = SG_OP_TASK, .affinity = workers - 1, .fn = log_task, .args = &id,
+                    .arg_size = sizeof id};
+    sg_port_edge pre[2] = {{.port = 0, .op = 0}, {.port = 1, .op = 0}};
+    sg_graph_def def = {.name = "two-ports", .ops = &op, .nops = 1, .npre_ports = 2, .pre_edges = pre,
+                        .npre_edges = 2};
+    sg_subgraph *sg;
+    assert_int_equal(sg_subgraph_create(rt, &def, &sg), MAPP_OK);
+    assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
+    for (int rep = 0; rep < 20; ++rep) {
+      reset_log();
+      sg_event ports[2], fin;
+      assert_int_equal(sg_event_create(rt, &ports[0]), MAPP_OK);
+      assert_int_equal(sg_event_create(rt, &ports[1]), MAPP_OK);
+      sg_event_trigger(rt, ports[rep & 1]); /* one arrived before, the other pending */
+      assert_int_equal(sg_subgraph_instantiate(sg, NULL, 0, SG_NO_EVENT, ports, NULL, &fin), MAPP_OK);
+      while (sg_runtime_help(rt)) {
+      }
+      nanosleep(&(struct timespec){.tv_nsec = 200 * 1000}, NULL);
+      assert_int_equal(atomic_load(&clock_tick), 0); /* not before the pending port */
+      assert_false(sg_event_has_triggered(rt, fin));
+      sg_event_trigger(rt, ports[!(rep & 1)]);
+      assert_int_equal(sg_event_wait(rt, fin), MAPP_OK);
+      assert_int_equal(ran_at[0], 1);
+    }
+    sg_subgraph_destroy(sg);
+    sg_runtime_destroy(rt);
+  }
+}
+
 /* ---- the contract ---- */
 
 static sg_event never; /* an event nobody triggers */
@@ -671,6 +708,7 @@ int main(void) {
       cmocka_unit_test(interpolated_copy_is_planned_again),
       cmocka_unit_test(run_ahead_keeps_order),
       cmocka_unit_test(port_chaining_pipelines),
+      cmocka_unit_test(triggered_ports_count_at_instantiation),
       cmocka_unit_test(contract_violations_fail_at_the_call),
       cmocka_unit_test(destroy_while_in_flight),
       cmocka_unit_test(subgraph_arrivals),
