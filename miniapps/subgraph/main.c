@@ -93,6 +93,7 @@ static int resolve_host_worker(const mapp_run *run, tb_host_worker *out) {
 }
 
 static long default_run_ahead(long graph_steps) {
+  if (graph_steps < 1) return 4; /* refused by tb_config_check, which names it */
   long launches = (64 + graph_steps - 1) / graph_steps;
   return launches > 4 ? launches : 4;
 }
