@@ -184,9 +184,13 @@ static void bm_disk(mapp_bench_state *st, void *arg) {
 }
 
 /* The bandwidths the fractions divide by: one untimed write and read pass
- * per method before the benchmarks; the better method counts (the disk's
- * best with this pattern, the strictest reference). */
+ * per method, before the first benchmark that divides by them (so a bad
+ * flag is refused before any disk is touched); the better method counts
+ * (the disk's best with this pattern, the strictest reference). */
 static void measure_disk(void) {
+  static bool measured;
+  if (measured) return;
+  measured = true;
   for (int uring = 0; uring < 2; uring++) {
     scratch d;
     if (scratch_open(&d, uring)) {
@@ -251,6 +255,7 @@ static void bm_gradient(mapp_bench_state *st, void *arg) {
   }
   snap_result res = {0};
   double stall_fw = 0, stall_bw = 0, disk_bytes = 0, io_s = 0, fw_s = 0, bw_s = 0;
+  measure_disk(); /* untimed: before the loop */
   while (mapp_bench_keep_running(st)) {
     if (store) snap_store_reset(store);
     if (snap_gradient(*c->engine, &c->st, store, m0, observed, grad, rec, ufinal, &res)) {
@@ -266,7 +271,7 @@ static void bm_gradient(mapp_bench_state *st, void *arg) {
   for (long i = 0; i < problem.grid.interior; i++)
     err = fmax(err, fabs(grad[i] - reference[i])), gmax = fmax(gmax, fabs(reference[i]));
   /* The disk time the snapshots' bytes would take at the bandwidth measured
-   * above, over the I/O threads' actual time: 1 = the disk's own speed. */
+   * by measure_disk, over the I/O threads' actual time: 1 = the disk's own speed. */
   double ideal = res.store.disk_written / disk_write_Bps + res.store.disk_read / disk_read_Bps;
   double actual = res.store.write_s + res.store.read_s;
   mapp_bench_set_counter(st, "stall_fw_s", stall_fw / it, 0);
@@ -403,7 +408,6 @@ int main(int argc, char **argv) {
   if (!status) status = mapp_bench_register("forward/memory", bm_forward, &cpu_forwards[1], &opt);
   for (int c = 0; !status && c < ncases; c++) status = mapp_bench_register(cases[c].name, bm_gradient, &cases[c], &opt);
   if (!status) status = register_cuda(&opt);
-  if (!status) measure_disk();
   if (!status) status = mapp_bench_main(argc, argv);
   status = mapp_report_error("mapp-snapshots-bench", status);
   MPI_Finalize();
