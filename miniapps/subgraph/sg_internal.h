@@ -18,13 +18,38 @@ typedef struct {
   bool behind;    /* queued behind a later instantiation's item (counted in sg_queue.behind) */
 } sg_work;
 
-/* A FIFO of work, guarded by a spinning lock (the eager path is a dynamic
- * runtime: its shared ready queue is contended, as Realm's are). Its
- * critical sections are a few stores: a mutex put the host and a worker
- * to sleep in the kernel over them, two futex calls per launch at
- * graph-steps 1 (docs/subgraph-performance.md). */
+static inline void sg_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* The lock of the ready queues and the event table: their critical
+ * sections are a few stores, taken by the host and the workers in turn.
+ * A mutex put them to sleep in the kernel over those stores (1.8 futex
+ * calls a step at graph-steps 1 with 2 workers, docs/subgraph-performance.md).
+ * Test and test-and-set; a holder descheduled by an oversubscribed machine
+ * is waited for with sched_yield, not a burnt time slice. */
 typedef struct {
-  atomic_bool lock;
+  atomic_bool held;
+} sg_spinlock;
+
+static inline void sg_spin_lock(sg_spinlock *l) {
+  for (unsigned i = 0;; ++i) {
+    if (!atomic_load_explicit(&l->held, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&l->held, true, memory_order_acquire))
+      return;
+    if (i < 256) sg_cpu_relax();
+    else sched_yield();
+  }
+}
+
+static inline void sg_spin_unlock(sg_spinlock *l) { atomic_store_explicit(&l->held, false, memory_order_release); }
+
+/* A FIFO of work (the eager path is a dynamic runtime: its shared ready
+ * queue is contended, as Realm's are). */
+typedef struct {
+  sg_spinlock lock;
   sg_work **ring;
   size_t cap, head, count;
   atomic_size_t approx; /* count, readable without the lock for idle checks */
@@ -68,7 +93,12 @@ struct sg_runtime {
   /* events */
   sg_event_slot *chunks[SG_EV_MAX_CHUNKS];
   uint32_t nslots, free_head; /* free_head: slot + 1, 0 when empty */
-  pthread_mutex_t ev_lock;
+  sg_spinlock ev_lock;
+  /* eager ops' blocks of SG_OP_BLOCK bytes, recycled: the host allocates
+   * them and the workers free them, which in malloc met in its arena lock
+   * (0.65 futex calls a task at graph-steps 1 with 2 workers) */
+  sg_spinlock op_lock;
+  void *free_ops;
   /* work */
   sg_queue shared;                  /* eager ops: any worker */
   sg_queue own[SG_MAX_WORKERS];     /* subgraph items: their worker only */
@@ -99,12 +129,6 @@ static inline void sg_spin_feedback(sg_runtime *rt, int worker, bool paid_off) {
   long *b = &rt->spin_budget[worker].ns;
   if (paid_off) *b = *b * 2 > rt->spin_ns ? rt->spin_ns : *b * 2;
   else *b = *b / 2 < SG_MIN_SPIN_NS ? SG_MIN_SPIN_NS : *b / 2;
-}
-
-static inline void sg_cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
 }
 
 sg_event sg_event_alloc(sg_runtime *rt);

@@ -71,20 +71,6 @@ int sg_runtime_status(sg_runtime *rt) {
 
 /* ------------------------------------------------------------ queues */
 
-/* Test and test-and-set; a holder descheduled by an oversubscribed
- * machine is waited for with sched_yield, not a burnt time slice. */
-static inline void queue_lock(sg_queue *q) {
-  for (unsigned i = 0;; ++i) {
-    if (!atomic_load_explicit(&q->lock, memory_order_relaxed) &&
-        !atomic_exchange_explicit(&q->lock, true, memory_order_acquire))
-      return;
-    if (i < 256) cpu_relax();
-    else sched_yield();
-  }
-}
-
-static inline void queue_unlock(sg_queue *q) { atomic_store_explicit(&q->lock, false, memory_order_release); }
-
 static int queue_init(sg_queue *q) {
   q->cap = 256;
   q->head = q->count = 0;
@@ -93,14 +79,14 @@ static int queue_init(sg_queue *q) {
   q->max_seq = 0;
   q->ring = malloc(q->cap * sizeof *q->ring);
   if (!q->ring) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating a ready queue");
-  atomic_init(&q->lock, false);
+  atomic_init(&q->lock.held, false);
   return MAPP_OK;
 }
 
 static void queue_free(sg_queue *q) { free(q->ring); }
 
 static void queue_push(sg_queue *q, sg_work *w) {
-  queue_lock(q);
+  sg_spin_lock(&q->lock);
   if (q->count == q->cap) { /* grow, unrolling the ring */
     sg_work **bigger = malloc(2 * q->cap * sizeof *bigger);
     if (!bigger) abort(); /* no way to report from here; out of memory for a pointer ring */
@@ -114,13 +100,13 @@ static void queue_push(sg_queue *q, sg_work *w) {
   if (w->behind) atomic_fetch_add_explicit(&q->behind, 1, memory_order_relaxed);
   else q->max_seq = w->seq;
   atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
-  queue_unlock(q);
+  sg_spin_unlock(&q->lock);
 }
 
 static sg_work *queue_pop(sg_queue *q) {
   if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0) return NULL;
   sg_work *w = NULL;
-  queue_lock(q);
+  sg_spin_lock(&q->lock);
   if (q->count) {
     w = q->ring[q->head];
     q->head = (q->head + 1) % q->cap;
@@ -128,19 +114,19 @@ static sg_work *queue_pop(sg_queue *q) {
     if (w->behind) atomic_fetch_sub_explicit(&q->behind, 1, memory_order_relaxed);
     atomic_store_explicit(&q->approx, q->count, memory_order_relaxed);
   }
-  queue_unlock(q);
+  sg_spin_unlock(&q->lock);
   return w;
 }
 
 static bool queue_holds_older(sg_queue *q, uint64_t seq) {
   if (atomic_load_explicit(&q->behind, memory_order_relaxed) == 0) return false;
   bool older = false;
-  queue_lock(q);
+  sg_spin_lock(&q->lock);
   for (size_t i = 0; i < q->count && !older; ++i) {
     const sg_work *w = q->ring[(q->head + i) % q->cap];
     older = w->kind == SG_WORK_OP || w->seq < seq;
   }
-  queue_unlock(q);
+  sg_spin_unlock(&q->lock);
   return older;
 }
 
@@ -178,7 +164,7 @@ static inline void slot_unlock(sg_event_slot *s) { atomic_flag_clear_explicit(&s
 
 /* A fresh event (SG_NO_EVENT only when the table is full, 16 M events live). */
 sg_event sg_event_alloc(sg_runtime *rt) {
-  pthread_mutex_lock(&rt->ev_lock);
+  sg_spin_lock(&rt->ev_lock);
   uint32_t index;
   if (rt->free_head) {
     index = rt->free_head - 1;
@@ -187,7 +173,7 @@ sg_event sg_event_alloc(sg_runtime *rt) {
     if ((rt->nslots & (SG_EV_CHUNK - 1)) == 0) {
       uint32_t c = rt->nslots >> SG_EV_CHUNK_BITS;
       if (c == SG_EV_MAX_CHUNKS || !(rt->chunks[c] = calloc(SG_EV_CHUNK, sizeof(sg_event_slot)))) {
-        pthread_mutex_unlock(&rt->ev_lock);
+        sg_spin_unlock(&rt->ev_lock);
         return SG_NO_EVENT;
       }
       for (uint32_t i = 0; i < SG_EV_CHUNK; ++i) atomic_flag_clear(&rt->chunks[c][i].lock);
@@ -196,7 +182,7 @@ sg_event sg_event_alloc(sg_runtime *rt) {
   }
   sg_event_slot *s = slot_of(rt, index);
   uint32_t gen = ++s->gen;
-  pthread_mutex_unlock(&rt->ev_lock);
+  sg_spin_unlock(&rt->ev_lock);
   return ((sg_event)(index + 1) << 32) | gen;
 }
 
@@ -212,10 +198,10 @@ sg_event sg_event_rearm(sg_runtime *rt, sg_event triggered) {
 }
 
 static void slot_free(sg_runtime *rt, uint32_t index) {
-  pthread_mutex_lock(&rt->ev_lock);
+  sg_spin_lock(&rt->ev_lock);
   slot_of(rt, index)->next_free = rt->free_head;
   rt->free_head = index + 1;
-  pthread_mutex_unlock(&rt->ev_lock);
+  sg_spin_unlock(&rt->ev_lock);
 }
 
 void sg_event_unreserve(sg_runtime *rt, sg_event triggered) {
@@ -351,11 +337,43 @@ struct eager_op {
   size_t arg_size;
   pre_node *pre;           /* npre nodes, after the struct */
   unsigned char *args;     /* arg_size bytes, after the nodes */
+  bool recycled;           /* a block of SG_OP_BLOCK bytes from rt->free_ops */
 };
+
+/* Most ops (a few preconditions, a small argument block) fit a recycled
+ * block; larger ones are allocated on their own. */
+#define SG_OP_BLOCK 512
+
+static eager_op *op_alloc(sg_runtime *rt, size_t bytes) {
+  if (bytes > SG_OP_BLOCK) {
+    eager_op *op = malloc(bytes);
+    if (op) op->recycled = false;
+    return op;
+  }
+  sg_spin_lock(&rt->op_lock);
+  void *block = rt->free_ops;
+  if (block) rt->free_ops = *(void **)block;
+  sg_spin_unlock(&rt->op_lock);
+  eager_op *op = block ? block : malloc(SG_OP_BLOCK);
+  if (op) op->recycled = true;
+  return op;
+}
+
+static void op_free(sg_runtime *rt, eager_op *op) {
+  if (!op->recycled) {
+    free(op);
+    return;
+  }
+  void *block = op;
+  sg_spin_lock(&rt->op_lock);
+  *(void **)block = rt->free_ops;
+  rt->free_ops = block;
+  sg_spin_unlock(&rt->op_lock);
+}
 
 static void eager_complete(sg_runtime *rt, eager_op *op) {
   sg_event done = op->done;
-  free(op);
+  op_free(rt, op);
   sg_event_trigger(rt, done);
 }
 
@@ -377,16 +395,18 @@ static int eager_launch(sg_runtime *rt, eager_op *proto, const void *args, const
   if (npre < 0 || (npre > 0 && !pre))
     return mapp_fail(MAPP_ERR_INPUT, "launch of '%s': %d preconditions without an array", proto->name, npre);
   size_t bytes = sizeof(eager_op) + (size_t)npre * sizeof(pre_node) + proto->arg_size;
-  eager_op *op = malloc(bytes);
+  eager_op *op = op_alloc(rt, bytes);
   if (!op) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating an op of %zu bytes", bytes);
+  bool recycled = op->recycled;
   *op = *proto;
+  op->recycled = recycled;
   op->hdr.kind = SG_WORK_OP;
   op->pre = (pre_node *)(op + 1);
   op->args = (unsigned char *)(op->pre + npre);
   if (proto->arg_size && args) memcpy(op->args, args, proto->arg_size);
   op->done = sg_event_alloc(rt);
   if (!op->done) {
-    free(op);
+    op_free(rt, op);
     return mapp_fail(MAPP_ERR_SYSTEM, "out of event slots launching '%s'", proto->name);
   }
   if (done) *done = op->done;
@@ -650,7 +670,6 @@ int sg_runtime_create(const sg_config *cfg, sg_runtime **out) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN), threads = cfg->workers - (cfg->host_runs ? 1 : 0);
   rt->host_spin_ns = threads < cores ? rt->spin_ns : 0;
   for (int i = 0; i < SG_MAX_WORKERS; ++i) rt->spin_budget[i].ns = rt->spin_ns;
-  pthread_mutex_init(&rt->ev_lock, NULL);
   pthread_mutex_init(&rt->violation_lock, NULL);
   int status = queue_init(&rt->shared);
   for (int i = 0; status == MAPP_OK && i < rt->nworkers; ++i) status = queue_init(&rt->own[i]);
@@ -694,7 +713,10 @@ void sg_runtime_destroy(sg_runtime *rt) {
   for (int i = 0; i < rt->nworkers; ++i)
     if (rt->own[i].ring) queue_free(&rt->own[i]);
   for (uint32_t c = 0; c < SG_EV_MAX_CHUNKS && rt->chunks[c]; ++c) free(rt->chunks[c]);
-  pthread_mutex_destroy(&rt->ev_lock);
+  for (void *block = rt->free_ops, *next; block; block = next) {
+    next = *(void **)block;
+    free(block);
+  }
   pthread_mutex_destroy(&rt->violation_lock);
   free(rt);
 }
