@@ -96,9 +96,13 @@ struct sg_runtime {
   sg_spinlock ev_lock;
   /* eager ops' blocks of SG_OP_BLOCK bytes, recycled: the host allocates
    * them and the workers free them, which in malloc met in its arena lock
-   * (0.65 futex calls a task at graph-steps 1 with 2 workers) */
+   * (0.65 futex calls a task at graph-steps 1 with 2 workers). Freed
+   * blocks are pushed on freed_ops (lock-free); launching threads take
+   * the whole stack at once into op_cache, under op_lock, so the two
+   * sides meet once a batch, not once an op. */
+  _Atomic(void *) freed_ops;
   sg_spinlock op_lock;
-  void *free_ops;
+  void *op_cache;
   /* work */
   sg_queue shared;                  /* eager ops: any worker */
   sg_queue own[SG_MAX_WORKERS];     /* subgraph items: their worker only */

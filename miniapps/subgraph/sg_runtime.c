@@ -351,8 +351,9 @@ static eager_op *op_alloc(sg_runtime *rt, size_t bytes) {
     return op;
   }
   sg_spin_lock(&rt->op_lock);
-  void *block = rt->free_ops;
-  if (block) rt->free_ops = *(void **)block;
+  if (!rt->op_cache) rt->op_cache = atomic_exchange_explicit(&rt->freed_ops, NULL, memory_order_acquire);
+  void *block = rt->op_cache;
+  if (block) rt->op_cache = *(void **)block;
   sg_spin_unlock(&rt->op_lock);
   eager_op *op = block ? block : malloc(SG_OP_BLOCK);
   if (op) op->recycled = true;
@@ -364,11 +365,10 @@ static void op_free(sg_runtime *rt, eager_op *op) {
     free(op);
     return;
   }
-  void *block = op;
-  sg_spin_lock(&rt->op_lock);
-  *(void **)block = rt->free_ops;
-  rt->free_ops = block;
-  sg_spin_unlock(&rt->op_lock);
+  void *block = op, *head = atomic_load_explicit(&rt->freed_ops, memory_order_relaxed);
+  do *(void **)block = head; /* push only, and taken whole: no ABA */
+  while (!atomic_compare_exchange_weak_explicit(&rt->freed_ops, &head, block, memory_order_release,
+                                                memory_order_relaxed));
 }
 
 static void eager_complete(sg_runtime *rt, eager_op *op) {
@@ -713,10 +713,11 @@ void sg_runtime_destroy(sg_runtime *rt) {
   for (int i = 0; i < rt->nworkers; ++i)
     if (rt->own[i].ring) queue_free(&rt->own[i]);
   for (uint32_t c = 0; c < SG_EV_MAX_CHUNKS && rt->chunks[c]; ++c) free(rt->chunks[c]);
-  for (void *block = rt->free_ops, *next; block; block = next) {
-    next = *(void **)block;
-    free(block);
-  }
+  for (int list = 0; list < 2; ++list)
+    for (void *block = list ? rt->op_cache : atomic_load(&rt->freed_ops), *next; block; block = next) {
+      next = *(void **)block;
+      free(block);
+    }
   pthread_mutex_destroy(&rt->violation_lock);
   free(rt);
 }
