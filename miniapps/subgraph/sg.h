@@ -11,8 +11,9 @@
  *
  * Operations: a task (function + argument block), a copy (1-D or 2-D
  * strided) and a barrier arrival. Workers are pthreads that spin for
- * `spin_us` looking for work before sleeping on a condition variable (the
- * seed's sg_sched_spin).
+ * `spin_us` looking for work before sleeping on a futex (the seed's
+ * sg_sched_spin); with host_runs the host thread is worker 0 and runs its
+ * share while it waits (the serial backend: the host alone).
  *
  * Contract: an op running inside a subgraph must not launch operations or
  * wait on events. Such a call fails at once (no deadlock), the runtime
