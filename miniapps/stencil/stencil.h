@@ -137,6 +137,10 @@ void st_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_e
  * generators. */
 void stencil_emit_call_macros(FILE *o, const st_program *p, const st_plan *plan);
 void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, int k, bool row_regions);
+/* The calls of group g active on all of the levels [lo, hi), in order, at
+ * one point (stencil_emit_point_call). */
+void stencil_emit_segment_calls(FILE *o, const st_program *p, const st_plan *plan, const st_group *g,
+                                st_level_end lo, st_level_end hi, bool row_regions);
 
 /* ---- state and steps ---- */
 

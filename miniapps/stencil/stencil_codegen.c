@@ -209,6 +209,12 @@ void stencil_emit_point_call(FILE *o, const st_program *p, const st_plan *plan, 
   if (plan->demoted[c->out]) fprintf(o, "        const double t_%s = v_%s;\n", name, name);
 }
 
+void stencil_emit_segment_calls(FILE *o, const st_program *p, const st_plan *plan, const st_group *g,
+                                st_level_end lo, st_level_end hi, bool row_regions) {
+  for (int k = g->first; k < g->first + g->count; ++k)
+    if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, row_regions);
+}
+
 /* Does any kept inline region of group g touch row gj: the regions bounded
  * in j, or'ed (into o; false and nothing written when there are none). */
 static bool emit_row_test(FILE *o, const st_program *p, const st_plan *plan, const st_group *g) {
@@ -255,22 +261,20 @@ static void emit_row(FILE *o, const st_program *p, const st_plan *plan, const st
  * is the unit stride, so every segment's loop vectorises; a sequential
  * call walks its column in order because the level loop is outside. */
 static void emit_levels(FILE *o, const st_program *p, const st_plan *plan, const st_group *g) {
-  st_level_end ends[2 * ST_MAX_CALLS];
-  int n = st_group_level_ends(p, g, ends), down = st_group_direction(p, g) < 0;
-  for (int m = 0; m + 1 < n; ++m) {
-    int seg = down ? n - 2 - m : m;
-    st_level_end lo = ends[seg], hi = ends[seg + 1];
+  st_level_end lo[2 * ST_MAX_CALLS], hi[2 * ST_MAX_CALLS];
+  bool down;
+  int n = st_group_segments(p, g, lo, hi, &down);
+  for (int m = 0; m < n; ++m) {
     fprintf(o, "      /* levels [");
-    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    st_emit_gend(o, lo[m].at, lo[m].off, "nz", "");
     fprintf(o, ", ");
-    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    st_emit_gend(o, hi[m].at, hi[m].off, "nz", "");
     fprintf(o, ") */\n");
-    st_emit_level_loop(o, "      ", lo, hi, down);
+    st_emit_level_loop(o, "      ", lo[m], hi[m], down);
     fprintf(o, "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n"
                "        const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;\n"
                "        (void)k; (void)gi; (void)gj;\n");
-    for (int k = g->first; k < g->first + g->count; ++k)
-      if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, false);
+    stencil_emit_segment_calls(o, p, plan, g, lo[m], hi[m], false);
     fprintf(o, "      }\n      }\n");
   }
 }

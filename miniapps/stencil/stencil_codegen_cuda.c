@@ -51,18 +51,16 @@ static void kernel_prologue(FILE *o, const char *lo_i, const char *lo_j, const c
 }
 
 /* The levels of 3-D group gr in one thread's column: segment by segment
- * (st_group_level_ends), in the group's direction, the calls active on
+ * (st_group_segments), in the group's direction, the calls active on
  * each segment in order, as the C program's level loops. */
 static void emit_column(FILE *o, const st_program *p, const st_plan *plan, const st_group *gr) {
-  st_level_end ends[2 * ST_MAX_CALLS];
-  int n = st_group_level_ends(p, gr, ends), down = st_group_direction(p, gr) < 0;
-  for (int m = 0; m + 1 < n; ++m) {
-    int seg = down ? n - 2 - m : m;
-    st_level_end lo = ends[seg], hi = ends[seg + 1];
-    st_emit_level_loop(o, "  ", lo, hi, down);
+  st_level_end lo[2 * ST_MAX_CALLS], hi[2 * ST_MAX_CALLS];
+  bool down;
+  int n = st_group_segments(p, gr, lo, hi, &down);
+  for (int m = 0; m < n; ++m) {
+    st_emit_level_loop(o, "  ", lo[m], hi[m], down);
     fprintf(o, "        const long k = a->origin + kz * a->plane + j * s + i;\n");
-    for (int k = gr->first; k < gr->first + gr->count; ++k)
-      if (st_call_covers(&p->calls[k], lo, hi)) stencil_emit_point_call(o, p, plan, k, true);
+    stencil_emit_segment_calls(o, p, plan, gr, lo[m], hi[m], true);
     fprintf(o, "  }\n");
   }
 }

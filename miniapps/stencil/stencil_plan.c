@@ -119,6 +119,18 @@ bool st_call_covers(const st_call *c, st_level_end lo, st_level_end hi) {
   return end_cmp((st_level_end){r.lo_at, r.lo}, lo) <= 0 && end_cmp(hi, (st_level_end){r.hi_at, r.hi}) <= 0;
 }
 
+int st_group_segments(const st_program *p, const st_group *g, st_level_end lo[2 * ST_MAX_CALLS],
+                      st_level_end hi[2 * ST_MAX_CALLS], bool *down) {
+  st_level_end ends[2 * ST_MAX_CALLS];
+  int n = st_group_level_ends(p, g, ends);
+  *down = st_group_direction(p, g) < 0;
+  for (int m = 0; m + 1 < n; ++m) {
+    int seg = *down ? n - 2 - m : m;
+    lo[m] = ends[seg], hi[m] = ends[seg + 1];
+  }
+  return n > 1 ? n - 1 : 0;
+}
+
 int st_group_direction(const st_program *p, const st_group *g) {
   return group_direction(p, g->first, g->first + g->count - 1);
 }

@@ -287,6 +287,12 @@ typedef struct {
 int st_group_level_ends(const st_program *p, const st_group *g, st_level_end ends[2 * ST_MAX_CALLS]);
 /* Does call c run on all levels [lo, hi)? */
 bool st_call_covers(const st_call *c, st_level_end lo, st_level_end hi);
+/* The level segments of group g, between consecutive ends, in the order
+ * its loops run them (downwards for a group that walks its columns down):
+ * segment m is [lo[m], hi[m]); returns their count. *down says the
+ * direction. */
+int st_group_segments(const st_program *p, const st_group *g, st_level_end lo[2 * ST_MAX_CALLS],
+                      st_level_end hi[2 * ST_MAX_CALLS], bool *down);
 
 /* Is pipe q a column pipe (3-D loops swept row of columns by row of
  * columns, in parallel over rows)? */
