@@ -260,8 +260,8 @@ typedef struct {
 
 static bool host_runs_of(const launch_case *lc) {
   cpu_set_t allowed;
-  if (lc->host_worker != TB_HOST_WORKER_AUTO) return lc->host_worker == TB_HOST_WORKER_YES;
-  return sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) <= lc->workers;
+  int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : lc->workers + 1;
+  return tb_host_runs(lc->host_worker, cpus, lc->workers);
 }
 
 /* Launch to finish of a one-op subgraph, one instantiation at a time. */

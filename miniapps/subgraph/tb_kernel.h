@@ -41,6 +41,11 @@ typedef enum { TB_VARIANT_EAGER, TB_VARIANT_SUBGRAPH } tb_variant;
  * serial backend's one worker is the host, always. */
 typedef enum { TB_HOST_WORKER_AUTO, TB_HOST_WORKER_YES, TB_HOST_WORKER_NO } tb_host_worker;
 
+/* Is the host worker 0, given how many CPUs the rank has (its share)? */
+static inline bool tb_host_runs(tb_host_worker h, int share, int workers) {
+  return h == TB_HOST_WORKER_AUTO ? share <= workers : h == TB_HOST_WORKER_YES;
+}
+
 typedef struct {
   tb_pattern pattern;
   long width, steps, radix; /* radix: nearest, spread, random_nearest */

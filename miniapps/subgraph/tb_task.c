@@ -82,7 +82,7 @@ static int choose_cpus(tb_state *st) {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
   int count = CPU_COUNT(&allowed), share = count / local_size, first = local_rank * share, seen = 0;
-  if (st->cfg.host_worker == TB_HOST_WORKER_AUTO) st->host_runs = share <= st->cfg.workers;
+  st->host_runs = tb_host_runs(st->cfg.host_worker, share, st->cfg.workers);
   if (!st->cfg.pin || share < st->cfg.workers) return MAPP_OK;
   int w = 0, wanted = st->cfg.workers + (!st->host_runs && share > st->cfg.workers); /* the host's own, if any */
   for (int cpu = 0; cpu < CPU_SETSIZE && w < wanted; ++cpu)
