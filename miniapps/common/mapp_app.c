@@ -5,8 +5,12 @@
 #include <string.h>
 
 #include "mapp.h"
+#include "mapp_machine.h"
 
-enum { COMMON_OPTION_ROWS = 10, CHOICES_LEN = 256 };
+enum { COMMON_OPTION_ROWS = 11, CHOICES_LEN = 256 };
+/* --min-time never repeats the timed phase more often than this: a compute
+ * hook that takes no measurable time cannot loop for ever. */
+enum { MAX_ITERATIONS = 1000000 };
 
 /* ------------------------------------------------------------ presets */
 
@@ -61,7 +65,12 @@ static void common_rows(mapp_common_args *a, const common_choices *c, mapp_optio
       {.name = "result", .kind = MAPP_OPT_STRING, .dest = &a->result, .help = "write the JSON result record to this file"},
       {.name = "list", .kind = MAPP_OPT_FLAG, .dest = &a->list,
        .help = "print the variants and backends of this build as JSON and exit"},
-      {.name = "quiet", .kind = MAPP_OPT_FLAG, .dest = &a->quiet, .help = "do not print the summary line"},
+      {.name = "quiet", .kind = MAPP_OPT_FLAG, .dest = &a->quiet,
+       .help = "do not print the summary line and the machine's warnings"},
+      {.name = "min-time", .kind = MAPP_OPT_DOUBLE, .dest = &a->min_time, .dmin = 0.0, .dmax = 1e6,
+       .help = "seconds: run the timed phase again from the same initial state until the timed runs last this "
+               "long together (Google Benchmark's min_time); the first is a warm-up, left out when more than one "
+               "ran, and every run's answer must be the same bit for bit; 0: once"},
   };
   memcpy(rows, table, sizeof table);
 }
@@ -151,6 +160,15 @@ static void record_common(mapp_run *run, const char *app_name) {
   rec->output = run->common.output;
   rec->argc = run->argc;
   rec->argv = run->argv;
+  rec->iterations = &run->iterations;
+  rec->disturbance = &run->disturbance;
+}
+
+/* --min-time needs an app that can repeat its timed phase. */
+static int check_min_time(const mapp_app *app, const mapp_run *run) {
+  if (run->common.min_time > 0.0 && (!app->reset || !app->digest))
+    return mapp_fail(MAPP_ERR_INPUT, "--min-time: %s cannot repeat its timed phase (it has no reset hook)", app->name);
+  return MAPP_OK;
 }
 
 /* Resolve the variant, backend, threads and preset, then the app's setup. */
@@ -161,23 +179,98 @@ static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void 
   /* Before setup: libraries plan for the thread count in force (FFTW). */
   if (status == MAPP_OK) run->threads = mapp_set_threads(run->backend == MAPP_BACKEND_OMP ? run->common.threads : 1);
   if (status == MAPP_OK) status = mapp_preset_find(app->name, app->presets, run->common.size, &run->preset);
+  if (status == MAPP_OK) status = check_min_time(app, run);
   if (status == MAPP_OK) status = app->setup(run, state);
   mapp_timer_stop(&run->timers, MAPP_PHASE_SETUP);
   return mapp_agree(run->mpi.comm, prog, status);
 }
 
-static int run_compute(const mapp_app *app, mapp_run *run, const char *prog, void *state) {
+/* One call of the compute hook after a barrier; *seconds its wall time,
+ * max over ranks. A hook that splits its time into phases (compute,
+ * communication, I/O) keeps its split; otherwise all of it was computation. */
+static int compute_once(const mapp_app *app, mapp_run *run, const char *prog, void *state, double *seconds) {
   MPI_Barrier(run->mpi.comm);
   mapp_timers before = run->timers;
   double start = mapp_now();
   int status = app->compute(run, state);
   double elapsed = mapp_now() - start;
-  /* A hook that splits its time into phases (compute, communication, I/O)
-   * keeps its split; otherwise all of it was computation. */
   if (memcmp(before.total, run->timers.total, sizeof before.total) == 0)
     run->timers.total[MAPP_PHASE_COMPUTE] += elapsed;
-  MAPP_MPI(MPI_Allreduce(&elapsed, &run->compute_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
-  return mapp_agree(run->mpi.comm, prog, status);
+  MAPP_MPI(MPI_Allreduce(&elapsed, seconds, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  MAPP_TRY(mapp_agree(run->mpi.comm, prog, status));
+  return mapp_iterations_push(&run->iterations, *seconds);
+}
+
+/* Between iterations, untimed: the state back where setup left it. */
+static int reset_once(const mapp_app *app, mapp_run *run, const char *prog, void *state) {
+  double start = mapp_now();
+  int status = mapp_agree(run->mpi.comm, prog, app->reset(run, state));
+  double elapsed = mapp_now() - start, slowest;
+  MAPP_MPI(MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
+  run->iterations.reset_s += slowest;
+  return status;
+}
+
+/* The iteration's answer against the first's, on every rank; *differ counts
+ * the iterations whose answer differed on some rank. */
+static int compare_digest(const mapp_app *app, mapp_run *run, const char *prog, void *state, uint64_t *first,
+                          int *differ) {
+  uint64_t digest = MAPP_DIGEST_INIT;
+  MAPP_TRY(mapp_agree(run->mpi.comm, prog, app->digest(run, state, &digest)));
+  if (run->iterations.count == 1) *first = digest;
+  int mine = digest != *first, any;
+  MAPP_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, run->mpi.comm));
+  *differ += any;
+  return MAPP_OK;
+}
+
+/* Whether --min-time asks for another iteration: until the timed ones (all
+ * but the warm-up) last min_time together; a first iteration that alone
+ * lasts min_time is the figure. Every rank sees the same maxima. */
+static bool more_iterations(const mapp_iterations *it) {
+  if (it->min_time <= 0.0 || it->count >= MAX_ITERATIONS) return false;
+  if (it->count == 1) return it->seconds[0] < it->min_time;
+  double after_warmup = 0.0;
+  for (int i = 1; i < it->count; ++i) after_warmup += it->seconds[i];
+  return after_warmup < it->min_time;
+}
+
+/* The phases of one timed iteration: what the iterations after the warm-up
+ * added, divided by their count, on top of what came before the first. */
+static void timers_per_iteration(mapp_run *run, const mapp_timers *at_start, const mapp_timers *after_warmup) {
+  int timed = mapp_iterations_timed(&run->iterations);
+  const mapp_timers *from = run->iterations.warmup ? after_warmup : at_start;
+  for (int p = MAPP_PHASE_COMPUTE; p < MAPP_PHASE_COUNT; ++p)
+    run->timers.total[p] = at_start->total[p] + (run->timers.total[p] - from->total[p]) / timed;
+}
+
+/* The compute hook once, or with --min-time as often as it asks; each
+ * iteration's answer held to the first's. run->compute_s is the mean of the
+ * timed iterations; the disturbance is measured over them. */
+static int run_compute(const mapp_app *app, mapp_run *run, const char *prog, void *state, int *differ) {
+  mapp_iterations *it = &run->iterations;
+  it->min_time = run->common.min_time;
+  mapp_timers at_start = run->timers, after_warmup = run->timers;
+  mapp_disturb_sample before, after_first, end;
+  uint64_t first = 0;
+  mapp_disturb_sample_take(&before);
+  double seconds;
+  int status = compute_once(app, run, prog, state, &seconds);
+  mapp_disturb_sample_take(&after_first);
+  after_warmup = run->timers;
+  bool repeat = status == MAPP_OK && app->digest && it->min_time > 0.0;
+  if (repeat) status = compare_digest(app, run, prog, state, &first, differ);
+  while (repeat && status == MAPP_OK && more_iterations(it)) {
+    status = reset_once(app, run, prog, state);
+    if (status == MAPP_OK) status = compute_once(app, run, prog, state, &seconds);
+    if (status == MAPP_OK) status = compare_digest(app, run, prog, state, &first, differ);
+  }
+  mapp_disturb_sample_take(&end);
+  if (status != MAPP_OK) return status;
+  it->warmup = it->count > 1;
+  timers_per_iteration(run, &at_start, &after_warmup);
+  run->compute_s = mapp_iterations_timed_s(it) / mapp_iterations_timed(it);
+  return mapp_disturbance_between(it->warmup ? &after_first : &before, &end, run->mpi.comm, &run->disturbance);
 }
 
 static int run_output(const mapp_app *app, mapp_run *run, const char *prog, void *state) {
@@ -195,8 +288,15 @@ static int run_report(mapp_run *run, const char *prog, double start) {
   MAPP_MPI(MPI_Allreduce(&wall, &run->rec.wall_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
   int status = MAPP_OK;
   if (run->mpi.rank == 0) {
-    if (run->common.result) status = mapp_record_write(&run->rec, run->common.result);
-    if (status == MAPP_OK && !run->common.quiet) mapp_record_summary(&run->rec, stdout);
+    run->rec.machine = mapp_machine_json();
+    if (!run->rec.machine) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory describing the machine");
+    if (status == MAPP_OK && run->common.result) status = mapp_record_write(&run->rec, run->common.result);
+    if (status == MAPP_OK && !run->common.quiet) {
+      mapp_record_summary(&run->rec, stdout);
+      mapp_machine_warn(run->rec.machine, prog, stderr);
+    }
+    json_decref(run->rec.machine);
+    run->rec.machine = NULL;
   }
   return mapp_agree(run->mpi.comm, prog, status);
 }
@@ -206,18 +306,23 @@ static int run_app(const mapp_app *app, mapp_run *run, const char *prog, int *ve
   double start = mapp_now();
   mapp_timers_init(&run->timers);
   void *state = NULL;
+  int differ = 0;
   int status = run_setup(app, run, prog, &state);
-  if (status == MAPP_OK) status = run_compute(app, run, prog, state);
+  if (status == MAPP_OK) status = run_compute(app, run, prog, state, &differ);
   if (status == MAPP_OK) {
     record_common(run, app->name);
     status = mapp_agree(run->mpi.comm, prog, app->verify ? app->verify(run, state) : MAPP_OK);
   }
+  /* The determinism --min-time checks for free: every iteration's answer the first's. */
+  if (status == MAPP_OK && run->iterations.count > 1)
+    mapp_run_check(run, "iterations-identical", differ == 0, differ, 0.0);
   if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, prog, app->describe ? app->describe(run, state) : MAPP_OK);
   if (status == MAPP_OK) status = run_output(app, run, prog, state);
   if (app->destroy) app->destroy(state);
   if (status == MAPP_OK) status = run_report(run, prog, start);
   json_decref(run->rec.extra);
   run->rec.extra = NULL;
+  mapp_iterations_free(&run->iterations);
   *verdict = status == MAPP_OK && strcmp(mapp_record_verdict(&run->rec), "fail") == 0 ? MAPP_ERR_VERIFY : MAPP_OK;
   return status;
 }
@@ -242,7 +347,8 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
   if (status == MAPP_OK && !help) {
     if (run->common.list) {
       if (run->mpi.rank == 0)
-        mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks, stdout);
+        mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks,
+                                 app->reset && app->digest, stdout);
     } else {
       status = run_app(app, run, prog, &verdict);
     }

@@ -14,6 +14,14 @@
  *   the size preset, then the app's hooks:
  *     setup    (SETUP phase)   build the config and the state;
  *     compute  (COMPUTE wall, after a barrier, max over ranks: run->compute_s)
+ *              with --min-time S, repeated as Google Benchmark's min_time:
+ *              reset (untimed) puts the state back where setup left it and
+ *              compute runs again until the timed iterations together last
+ *              S; the first is a warm-up, left out when more than one ran;
+ *              digest fingerprints every iteration's answer, which must be
+ *              the one of the first bit for bit (else a failed verification);
+ *              run->compute_s is then the mean of the timed iterations and
+ *              the phases are those of one timed iteration;
  *     verify   invariants into run->rec.checks;
  *     describe dims, figure of merit, app_data into run->rec;
  *     write    (IO phase)      the answer file, when --output is given;
@@ -27,9 +35,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mapp_backend.h"
 #include "mapp_cli.h"
+#include "mapp_digest.h"
+#include "mapp_disturb.h"
 #include "mapp_record.h"
 #include "mapp_timer.h"
 
@@ -77,7 +88,10 @@ typedef struct mapp_run {
    * size says "custom"). */
   bool custom_case, custom_size;
   mapp_timers timers;
-  double compute_s;      /* the compute hook's wall time, max over ranks */
+  double compute_s;      /* the compute hook's wall time, max over ranks; with
+                            --min-time the mean over the timed iterations */
+  mapp_iterations iterations; /* every iteration's time (mapp_disturb.h) */
+  mapp_disturbance disturbance; /* what disturbed the timed iterations */
   mapp_record rec;       /* the driver fills what every app shares */
   mapp_gpu_info gpu;     /* a CUDA run's device (rec.gpu points here) */
   int argc;
@@ -104,6 +118,16 @@ typedef struct mapp_app {
   const char *fom_name; /* "cell-updates/s" */
   int (*setup)(mapp_run *run, void **state);
   int (*compute)(mapp_run *run, void *state);
+  /* Puts the state back where setup left it, so compute runs again from the
+   * same initial state (--min-time); NULL: the app cannot repeat its timed
+   * phase, and --min-time is refused. An app may refuse a configuration
+   * whose side effects cannot be repeated (an input error naming it). */
+  int (*reset)(mapp_run *run, void *state);
+  /* Fingerprints this rank's answer after compute into *digest
+   * (mapp_digest_add over every answer array, in a fixed order), so repeated
+   * timed iterations are held to the same answer bit for bit. Needed with
+   * reset. */
+  int (*digest)(mapp_run *run, void *state, uint64_t *digest);
   int (*verify)(mapp_run *run, void *state);
   int (*describe)(mapp_run *run, void *state);
   int (*write)(mapp_run *run, void *state, const char *path);

@@ -96,9 +96,9 @@ int mapp_select_backend(const char *app, const mapp_variant_info *table, const c
 }
 
 void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise_variants,
-                              bool bitwise_ranks, FILE *out) {
-  fprintf(out, "{\"app\":\"%s\",\"bitwise_variants\":%s,\"bitwise_ranks\":%s,\"variants\":[", app,
-          bitwise_variants ? "true" : "false", bitwise_ranks ? "true" : "false");
+                              bool bitwise_ranks, bool repeatable, FILE *out) {
+  fprintf(out, "{\"app\":\"%s\",\"bitwise_variants\":%s,\"bitwise_ranks\":%s,\"repeatable\":%s,\"variants\":[",
+          app, bitwise_variants ? "true" : "false", bitwise_ranks ? "true" : "false", repeatable ? "true" : "false");
   for (const mapp_variant_info *v = table; v->name; ++v) {
     fprintf(out, "%s{\"name\":\"%s\",\"description\":\"%s\",\"mpi_threads\":\"%s\",\"alone\":%s,\"backends\":[",
             v == table ? "" : ",", v->name, v->description ? v->description : "",

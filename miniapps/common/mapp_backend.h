@@ -92,9 +92,9 @@ int mapp_select_backend(const char *app, const mapp_variant_info *table, const c
                         const char *backend, const mapp_variant_info **row, mapp_backend *out);
 
 /* The table as JSON on out (for `mapp list` and the generic tests): what
- * exists, what is built, and whether variants and rank counts agree bit
- * for bit. */
+ * exists, what is built, whether variants and rank counts agree bit for
+ * bit, and whether the app can repeat its timed phase (--min-time). */
 void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise_variants,
-                              bool bitwise_ranks, FILE *out);
+                              bool bitwise_ranks, bool repeatable, FILE *out);
 
 #endif

@@ -63,6 +63,7 @@ typedef struct {
   const char *result;   /* JSON result record, optional */
   bool list;            /* print variants and backends as JSON and exit */
   bool quiet;           /* no summary line on stdout */
+  double min_time;      /* seconds the timed iterations must last together (0: one run of compute) */
 } mapp_common_args;
 
 #endif

@@ -79,6 +79,27 @@ static json_t *gpu_json(const mapp_gpu_info *g) {
                    g->runtime, "nvcc", mapp_cuda_compiler(), "architectures", mapp_cuda_architectures());
 }
 
+/* "timing": the iterations of the timed phase (--min-time repeats it). */
+static json_t *timing_json(const mapp_iterations *it) {
+  json_t *seconds = json_array();
+  for (int i = 0; seconds && i < it->count; ++i) json_array_append_new(seconds, json_real(it->seconds[i]));
+  return json_pack("{s:f,s:i,s:b,s:i,s:f,s:f,s:o}", "min_time_s", it->min_time, "iterations", it->count, "warmup",
+                   it->warmup, "timed_iterations", mapp_iterations_timed(it), "timed_s", mapp_iterations_timed_s(it),
+                   "reset_s", it->reset_s, "seconds", seconds ? seconds : json_null());
+}
+
+static json_t *known_or_null(double value) { return value >= 0 ? json_real(value) : json_null(); }
+
+/* "disturbance": what took CPU time from the run while it was timed. */
+static json_t *disturbance_json(const mapp_disturbance *d) {
+  return json_pack("{s:f,s:o,s:I,s:I,s:o,s:f,s:I,s:o,s:o,s:o}", "interval_s", d->interval_s, "steal_fraction",
+                   known_or_null(d->steal_fraction), "steal_ticks", (json_int_t)d->steal_ticks, "cpu_ticks",
+                   (json_int_t)d->all_ticks, "run_delay_fraction", known_or_null(d->run_delay_fraction),
+                   "run_delay_s", d->run_delay_s, "involuntary_switches", (json_int_t)d->involuntary_switches,
+                   "migrations", d->migrations >= 0 ? json_integer(d->migrations) : json_null(), "load_before",
+                   known_or_null(d->load_before), "load_after", known_or_null(d->load_after));
+}
+
 json_t *mapp_record_to_json(const mapp_record *rec) {
   char host[256] = "unknown", when[32];
   gethostname(host, sizeof host - 1);
@@ -113,6 +134,10 @@ json_t *mapp_record_to_json(const mapp_record *rec) {
   json_object_set_new(o, "command", string_or_null(command));
   json_object_set_new(o, "app_data", rec->extra ? json_incref(rec->extra) : json_object());
   if (rec->gpu) json_object_set_new(o, "gpu", gpu_json(rec->gpu));
+  if (rec->iterations) json_object_set_new(o, "timing", timing_json(rec->iterations));
+  if (rec->disturbance && rec->disturbance->measured)
+    json_object_set_new(o, "disturbance", disturbance_json(rec->disturbance));
+  if (rec->machine) json_object_set(o, "machine", rec->machine);
   free(command);
   return o;
 }
@@ -137,4 +162,8 @@ void mapp_record_summary(const mapp_record *rec, FILE *out) {
           rec->app, rec->variant, rec->backend, rec->ranks, rec->threads, rec->size, rec->fom,
           rec->fom_name ? rec->fom_name : "", rec->phases[MAPP_PHASE_COMPUTE].max, rec->wall_s,
           mapp_record_verdict(rec));
+  if (rec->iterations && rec->iterations->count > 1)
+    fprintf(out, "  timed phase run %d times (--min-time %g s): compute is the mean of the last %d, %.4g s in all\n",
+            rec->iterations->count, rec->iterations->min_time, mapp_iterations_timed(rec->iterations),
+            mapp_iterations_timed_s(rec->iterations));
 }

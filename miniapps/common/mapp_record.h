@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mapp_backend.h"
+#include "mapp_disturb.h"
 #include "mapp_timer.h"
 
 #define MAPP_RECORD_SCHEMA "mapp-result/1"
@@ -49,6 +50,9 @@ typedef struct {
   char **argv;             /* the command line, for provenance */
   json_t *extra;           /* app-specific fields merged under "app_data"; borrowed */
   const mapp_gpu_info *gpu; /* the GPU of a CUDA run (with nvcc and architectures), or NULL */
+  const mapp_iterations *iterations;   /* the timed phase's iterations ("timing"), or NULL */
+  const mapp_disturbance *disturbance; /* what disturbed them, or NULL */
+  json_t *machine;                     /* the machine's state (mapp_machine.h), or NULL; borrowed */
 } mapp_record;
 
 /* Verification verdict over the record's checks: "pass", "fail" or "none". */

@@ -56,8 +56,11 @@ static const mapp_option options[] = {
     MAPP_OPTION_END,
 };
 
-static int check_snapshot_args(void) {
+static int check_snapshot_args(const mapp_run *run) {
   const heat_run_options *s = &args.snapshots;
+  /* A region records one run's snapshots (its count published at the end). */
+  if (s->nam && run->common.min_time > 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--min-time cannot repeat a run that snapshots into a NAM region (--nam)");
   if (s->snapshot_every && !s->nam) return mapp_fail(MAPP_ERR_INPUT, "--snapshot-every needs --nam PATH");
   if (s->nam && !s->snapshot_every) return mapp_fail(MAPP_ERR_INPUT, "--nam needs --snapshot-every N");
   if (s->gif && !s->nam)
@@ -68,7 +71,7 @@ static int check_snapshot_args(void) {
 /* The preset with the command line's overrides. Block sizes do not change
  * the answer, so they leave the baseline case as it is. */
 static int setup(mapp_run *run, void **state) {
-  MAPP_TRY(check_snapshot_args());
+  MAPP_TRY(check_snapshot_args(run));
   heat_config cfg;
   heat_config_from_preset(run->preset, &cfg);
   long preset_steps = cfg.steps;
