@@ -167,6 +167,11 @@ typedef struct crm_state {
 int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant variant,
                      mapp_backend backend, bool sync, crm_state *s);
 void crm_state_free(crm_state *s);
+/* Puts the state back where crm_state_create left it, from the same
+ * columns, for a repeated run (--min-time): every array as created, the
+ * step counters, and the backend's copy (to_device); the pool, the FFT
+ * plans and the device allocation stay as they are. */
+int crm_state_restart(crm_state *s, const crm_columns *cols);
 /* The backends crm_state_create attaches: CPU (serial, or OpenMP when
  * parallel) and CUDA (sync: synchronise after every launch). */
 int crm_cpu_attach(crm_state *s, bool parallel);
@@ -189,6 +194,8 @@ int crm_project(crm_state *s);
 /* Columns: synthetic soundings and their HDF5 form. */
 typedef enum { CRM_SOUNDING_TROPICAL, CRM_SOUNDING_DRY_STABLE, CRM_SOUNDING_DRY_NEUTRAL } crm_sounding;
 int crm_columns_alloc(crm_columns *c, long count, long nz, long first);
+/* A copy of `from` into `to` (allocated here; crm_columns_free frees it). */
+int crm_columns_copy(const crm_columns *from, crm_columns *to);
 void crm_columns_free(crm_columns *c);
 /* Column j (global index first + j) depends on its global index only. */
 int crm_columns_synthesize(crm_columns *c, crm_sounding kind, double dz, double wind);
@@ -230,6 +237,7 @@ typedef struct {
 /* One run's state behind the driver's hooks. */
 typedef struct {
   crm_state s;
+  crm_columns columns;          /* this rank's columns, which the reset hook starts from again */
   double *water0, *tend, *rain; /* budget at the start; last global step's answer */
   bool sync;
   const char *cycle_group;

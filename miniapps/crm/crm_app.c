@@ -2,6 +2,7 @@
  * hooks (mapp_app.h). main.c adds the command line and the config. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "crm.h"
 
@@ -26,6 +27,7 @@ int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols
   *state = r;
   r->sync = opt->sync;
   r->cycle_group = opt->cycle_group_all ? "all" : "task";
+  MAPP_TRY(crm_columns_copy(cols, &r->columns));
   MAPP_TRY(crm_state_create(cfg, cols, (crm_variant)run->variant->kind, run->backend, opt->sync, &r->s));
   if (opt->cycle_group_all) {
     r->s.group_max = allreduce_max;
@@ -46,6 +48,39 @@ static int crm_compute(mapp_run *run, void *state) {
     status = mapp_agree(run->mpi.comm, "mapp-crm", crm_global_step(&r->s, r->tend, r->rain));
   if (status == MAPP_OK) status = r->s.ops->to_host(&r->s, CRM_SYNC_ALL);
   return status;
+}
+
+/* Back to the state setup made, from the columns it made it from: the
+ * water budget at the start (water0) then holds again, and the last global
+ * step's tendencies and rain are rewritten by the next compute. */
+static int crm_reset(mapp_run *run, void *state) {
+  (void)run;
+  crm_run *r = state;
+  long n = r->s.g.ninst, M = n * r->s.g.rows;
+  memset(r->tend, 0, sizeof(double) * 3 * (size_t)M);
+  memset(r->rain, 0, sizeof(double) * (size_t)n);
+  return crm_state_restart(&r->s, &r->columns);
+}
+
+/* The answer the write hook writes, in its order: the final fields, the
+ * tendencies, the accumulated and the last step's rain (the cloud water
+ * path it also writes is qc integrated with the fixed density). Host
+ * arrays: compute ends with the device's state copied back. */
+static int crm_digest(mapp_run *run, void *state, uint64_t *digest) {
+  (void)run;
+  crm_run *r = state;
+  const crm_view *v = &r->s.host;
+  const crm_grid *g = &r->s.g;
+  size_t field = sizeof(double) * (size_t)(g->ninst * g->stride);
+  size_t profiles = sizeof(double) * (size_t)(g->ninst * g->rows);
+  mapp_digest_add(digest, v->u, field);
+  mapp_digest_add(digest, v->w, field);
+  mapp_digest_add(digest, v->scal, CRM_NSCALAR * field);
+  mapp_digest_add(digest, v->qc, field);
+  mapp_digest_add(digest, r->tend, 3 * profiles);
+  mapp_digest_add(digest, v->precip, sizeof(double) * (size_t)(g->ninst * g->nx));
+  mapp_digest_add(digest, r->rain, sizeof(double) * (size_t)g->ninst);
+  return MAPP_OK;
 }
 
 /* Invariants: the water budget closes per CRM to round-off; the last
@@ -93,6 +128,7 @@ static void crm_destroy(void *state) {
   crm_run *r = state;
   if (!r) return;
   crm_state_free(&r->s);
+  crm_columns_free(&r->columns);
   free(r->water0);
   free(r->tend);
   free(r->rain);
@@ -107,6 +143,8 @@ const mapp_app crm_app_hooks = {
     .bitwise_ranks = true,
     .fom_name = "crm-column-steps/s",
     .compute = crm_compute,
+    .reset = crm_reset,
+    .digest = crm_digest,
     .verify = crm_verify,
     .describe = crm_describe,
     .write = crm_write,

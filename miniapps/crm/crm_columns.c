@@ -28,6 +28,14 @@ int crm_columns_alloc(crm_columns *c, long count, long nz, long first) {
   return MAPP_OK;
 }
 
+int crm_columns_copy(const crm_columns *from, crm_columns *to) {
+  MAPP_TRY(crm_columns_alloc(to, from->count, from->nz, from->first));
+  size_t bytes = sizeof(double) * (size_t)(from->count > 0 ? from->count : 1) * (size_t)crm_rows(from->nz);
+  for (int f = 0; f < NCOLUMN_FIELDS; ++f)
+    memcpy(*column_field(to, f), *column_field((crm_columns *)from, f), bytes);
+  return MAPP_OK;
+}
+
 void crm_columns_free(crm_columns *c) {
   for (int f = 0; f < NCOLUMN_FIELDS; ++f) {
     free(*column_field(c, f));

@@ -228,6 +228,24 @@ static void init_poisson(crm_state *s) {
     for (long m = 1; m < s->g.nk; ++m) crm_poisson_factor(v, c, m);
 }
 
+/* The counters a run advances: the Adams-Bashforth start-up, the CRM
+ * steps done and the worst sub-cycle counts and divergence seen. */
+static void reset_counters(crm_state *s) {
+  s->ab_order = s->ab_slot = 0;
+  s->ab_dt = 0.0;
+  s->crm_step = 0;
+  s->max_cycles = s->max_fall_cycles = 1;
+  s->divergence = 0.0;
+}
+
+/* The initial state in arrays that hold zeros: the profiles and fields from
+ * the columns, the pressure solver's factorisation. */
+static void initial_state(crm_state *s, const crm_columns *cols) {
+  init_profiles(s, cols);
+  init_fields(s);
+  init_poisson(s);
+}
+
 int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant variant,
                      mapp_backend backend, bool sync, crm_state *s) {
   memset(s, 0, sizeof *s);
@@ -247,16 +265,27 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant
   s->host.dz = cfg->dz;
   s->host.dt = cfg->dt;
   s->host.nudge_tau = cfg->nudge_tau;
-  s->max_cycles = s->max_fall_cycles = 1;
+  reset_counters(s);
   /* A GPU too small for the state is bad input, found before anything is
    * allocated on the host or the device. */
   if (backend == MAPP_BACKEND_CUDA) MAPP_TRY(crm_cuda_check_fits(pool_bytes(s), &s->g));
   MAPP_TRY(allocate(s));
-  init_profiles(s, cols);
-  init_fields(s);
-  init_poisson(s);
+  initial_state(s, cols);
   if (backend == MAPP_BACKEND_CUDA) return crm_cuda_attach(s, sync);
   return crm_cpu_attach(s, backend == MAPP_BACKEND_OMP);
+}
+
+/* The whole pool is zeroed as allocate's carving left it (the scratch
+ * arrays too, so no iteration sees the one before's temporaries), then
+ * filled as crm_state_create filled it. */
+int crm_state_restart(crm_state *s, const crm_columns *cols) {
+  if (cols->count != s->g.ninst || cols->nz != s->g.nz)
+    return mapp_fail(MAPP_ERR_SYSTEM, "restarting %ld CRMs of %ld levels from %ld columns of %ld levels", s->g.ninst,
+                     s->g.nz, cols->count, cols->nz);
+  memset(s->pool.base, 0, s->pool.capacity);
+  initial_state(s, cols);
+  reset_counters(s);
+  return s->ops->to_device(s, CRM_SYNC_ALL);
 }
 
 void crm_state_free(crm_state *s) {

@@ -269,6 +269,8 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
     s->st.checkpoints = opt->checkpoints > 0 ? opt->checkpoints : 10;
     if (s->st.checkpoints > opt->cfg.nt) s->st.checkpoints = (int)opt->cfg.nt;
   }
+  if (opt->estimate && run->common.min_time > 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--min-time with --estimate: an estimate runs no gradient, so there is nothing to time");
   if (opt->estimate) {
     print_estimate(run, s);
     s->estimate_only = true;
@@ -292,6 +294,33 @@ static int snap_compute(mapp_run *run, void *state) {
   int status = snap_gradient(s->e, &s->st, s->store, s->m0, s->observed, s->grad, s->rec, s->u_final, &s->res);
   s->rss_peak = snap_peak_rss();
   return status;
+}
+
+/* Ready for the gradient again as setup left it: the store emptied (the
+ * writers and prefetchers stopped, every snapshot's place forgotten, its
+ * statistics zeroed, the disk file reused from its header on, the device
+ * pool kept), so the forward and the adjoint run as the first time did.
+ * The engine needs nothing: the gradient sets the model and zeroes its
+ * fields and accumulators itself; memory and revolve hold no store state
+ * between runs (memory's array is overwritten). */
+static int snap_reset(mapp_run *run, void *state) {
+  (void)run;
+  snap_state *s = state;
+  return s->store ? snap_store_reset(s->store) : MAPP_OK;
+}
+
+/* The answer the write hook writes, in its order: the gradient, the last
+ * wavefield, the receivers' data (whole on every rank) and the objective. */
+static int snap_digest(mapp_run *run, void *state, uint64_t *digest) {
+  (void)run;
+  snap_state *s = state;
+  size_t field = sizeof(double) * (size_t)s->p.grid.interior;
+  size_t rec = sizeof(double) * (size_t)(s->p.cfg.nt * s->p.nrec);
+  mapp_digest_add(digest, s->grad, field);
+  mapp_digest_add(digest, s->u_final, field);
+  mapp_digest_add(digest, s->rec, rec);
+  mapp_digest_add(digest, &s->res.objective, sizeof s->res.objective);
+  return MAPP_OK;
 }
 
 /* A lossy (zfp) store: the exact gradient again, by binomial checkpointing
@@ -483,6 +512,8 @@ const mapp_app snap_app_hooks = {
     .bitwise_ranks = true,
     .fom_name = "point-updates/s",
     .compute = snap_compute,
+    .reset = snap_reset,
+    .digest = snap_digest,
     .verify = snap_verify,
     .describe = snap_describe,
     .write = snap_write,

@@ -105,6 +105,13 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   }
   if (snap_store_on_device(s, i))
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld belongs to the device tier: snap_store_put_device, not acquire", i);
+  /* Each snapshot is committed before the next is acquired; any other
+   * order is a store still holding an earlier forward (not reset), whose
+   * writers would wait forever for a turn that has passed. Only this
+   * thread writes `committed`. */
+  if (i != s->committed)
+    return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld acquired after %ld were committed: the store holds another "
+                                      "forward (snap_store_reset first)", i, s->committed);
   if (!s->threads_started) MAPP_TRY(store_start_writers(s));
   pthread_mutex_lock(&s->mu);
   double t0 = mapp_now();

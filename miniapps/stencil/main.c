@@ -57,6 +57,19 @@ static const mapp_option options[] = {
     MAPP_OPTION_END,
 };
 
+/* --min-time repeats the timed steps from the initial state; refused where
+ * a repetition would not be the same run again. */
+static int check_min_time(const mapp_run *run, const stencil_config *c) {
+  if (!(run->common.min_time > 0)) return MAPP_OK;
+  if (c->mode == STENCIL_MODE_BUILD)
+    return mapp_fail(MAPP_ERR_INPUT, "--min-time with --mode build: a build runs no step, so there is nothing to time");
+  if (c->debug.trace || c->debug.progress)
+    return mapp_fail(MAPP_ERR_INPUT, "--min-time with --%s: the debug pass prints every step, and each repeated "
+                                     "iteration would print its steps again",
+                     c->debug.trace ? "trace" : "progress");
+  return MAPP_OK;
+}
+
 static int setup(mapp_run *run, void **state) {
   const stencil_preset *p = run->preset;
   stencil_config c;
@@ -78,6 +91,7 @@ static int setup(mapp_run *run, void **state) {
   if (args.cache) c.cache_dir = args.cache;
   if (c.mode == STENCIL_MODE_BUILD && run->common.output)
     return mapp_fail(MAPP_ERR_INPUT, "--output with --mode build: a build runs no step, so it has no answer to write");
+  MAPP_TRY(check_min_time(run, &c));
   c.drop = getenv("MAPP_STENCIL_DROP"); /* test hook: plant "the step list changed" */
   if (strcmp(args.layout, "auto")) {
     int used = 0;
@@ -129,6 +143,8 @@ static const mapp_app app = {
     .fom_name = "cell-updates/s",
     .setup = setup,
     .compute = stencil_hook_compute,
+    .reset = stencil_hook_reset,
+    .digest = stencil_hook_digest,
     .verify = stencil_hook_verify,
     .describe = stencil_hook_describe,
     .write = stencil_hook_write,

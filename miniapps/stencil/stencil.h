@@ -209,6 +209,11 @@ int stencil_prepare(stencil_state *s);
 #define STENCIL_STOPPED 101
 int stencil_step(stencil_state *s);
 int stencil_run_steps(stencil_state *s, long steps);
+/* Back to the state stencil_state_create left, for a repeated run
+ * (--min-time): the fields zeroed and initialised again by the physics (its
+ * conserved sums too), the step and call counters at zero. The prepared
+ * program (kernels, or the generated one, loaded) stays. Collective. */
+int stencil_state_restart(stencil_state *s);
 void stencil_state_destroy(stencil_state *s);
 
 /* Eager pieces, for the benchmark. */
@@ -219,6 +224,8 @@ void stencil_eager_free(stencil_state *s);
 
 /* ---- driver hooks (stencil_app.c) ---- */
 int stencil_hook_compute(mapp_run *run, void *state);
+int stencil_hook_reset(mapp_run *run, void *state);
+int stencil_hook_digest(mapp_run *run, void *state, uint64_t *digest);
 int stencil_hook_verify(mapp_run *run, void *state);
 int stencil_hook_describe(mapp_run *run, void *state);
 int stencil_hook_write(mapp_run *run, void *state, const char *path);

@@ -326,6 +326,28 @@ int stencil_run_steps(stencil_state *s, long steps) {
   return MAPP_OK;
 }
 
+/* Zeros, as field_alloc left them: every state field (halos included) and
+ * the orchestrated program's pooled temporaries. The eager pool is
+ * malloc'd, not zeroed, at setup: zeroed here, so no iteration sees the
+ * previous one's temporaries (a step that read a temporary before writing
+ * it would then answer differently on its first iteration, which the
+ * driver's digests catch). */
+static void zero_arrays(stencil_state *s) {
+  size_t bytes = s->field_elems * sizeof(double);
+  for (int f = 0; f < s->program.nstate; ++f) memset(s->state_fields[f], 0, bytes);
+  for (int k = 0; k < s->loaded.nslots; ++k) memset(s->slots[k], 0, bytes);
+  if (s->pool.base) memset(s->pool.base, 0, s->pool.capacity);
+}
+
+int stencil_state_restart(stencil_state *s) {
+  zero_arrays(s);
+  s->steps_done = 0;
+  s->hooks.step = 0;
+  memset(&s->hooks.failure, 0, sizeof s->hooks.failure);
+  s->eager_calls = s->eager_exchanges = 0;
+  return s->physics->initialise(s);
+}
+
 void stencil_state_destroy(stencil_state *s) {
   if (!s) return;
   stencil_eager_free(s);

@@ -3,15 +3,25 @@
 # Runs COMMAND --min-time 0.02 --result CANDIDATE.json through agree.sh:
 # passes when the answer of the repeated timed phase equals REFERENCE bit
 # for bit (the reset hook put the state back where setup left it), and the
-# record says the phase ran more than once with identical answers. Shared
-# by the generic --min-time tests of every mini-app (cmake/MappAppTests.cmake).
+# record says the phase ran more than once with identical answers. A first
+# iteration that alone outlasts the min-time is the whole figure, so the
+# run is made again with three times that iteration's time: the reset is
+# always exercised. Shared by the generic --min-time tests of every
+# mini-app (cmake/MappAppTests.cmake).
 set -u
 agree=$1 h5ls=$2 h5diff=$3 reference=$4 candidate=$5
 shift 5
 [ "$1" = "--" ] && shift
 record=${candidate%.h5}.json
-rm -f "$record"
-"$agree" same "$h5ls" "$h5diff" "$reference" "$candidate" -- "$@" --min-time 0.02 --result "$record" || exit 1
+min_time=0.02
+for attempt in 1 2; do
+  rm -f "$record"
+  "$agree" same "$h5ls" "$h5diff" "$reference" "$candidate" -- "$@" --min-time "$min_time" --result "$record" || exit 1
+  first=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["timing"]; print(t["seconds"][0] if t["iterations"] == 1 else "")' "$record")
+  [ -n "$first" ] || break
+  min_time=$(python3 -c "print(3 * $first)")
+  echo "the first iteration alone lasted $first s: again with --min-time $min_time"
+done
 python3 - "$record" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -19,7 +29,7 @@ t = r.get("timing") or {}
 checks = {c["name"]: c["passed"] for c in r["verification"]["checks"]}
 if t.get("iterations", 0) < 2:
     sys.exit(f"FAIL: the timed phase ran {t.get('iterations')} time(s) with --min-time 0.02 (timing: {t})")
-if not t.get("warmup") or t["timed_iterations"] != t["iterations"] - 1 or t["timed_s"] < 0.02:
+if not t.get("warmup") or t["timed_iterations"] != t["iterations"] - 1 or t["timed_s"] < t["min_time_s"]:
     sys.exit(f"FAIL: the timed iterations do not cover --min-time after the warm-up: {t}")
 if checks.get("iterations-identical") is not True:
     sys.exit(f"FAIL: the record does not show every iteration's answer identical: {checks}")

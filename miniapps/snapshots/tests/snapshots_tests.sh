@@ -282,5 +282,52 @@ env_perc)
   expect_exit 2 "MAPP_HOST_MEM_PERC=1.5 is outside \\(0, 1\\]" env MAPP_HOST_MEM_PERC=1.5 "$bin" $tiny --layers host
   MAPP_DISK_MEM_PERC=0.5 run 1 $tiny --layers disk --result p.json || fail "MAPP_DISK_MEM_PERC=0.5"
   echo "ok: disk budget $(record p.json "['budget_bytes_per_layer']['disk']") at 0.5" ;;
+min_time_n1 | min_time_n2)
+  # --min-time runs the gradient again from setup's state (the reset hook
+  # empties the store: writers and prefetchers stopped, every place
+  # forgotten, the disk file rewritten from its header on) until the
+  # iterations last 0.05 s. Every variant on every CPU backend, and the
+  # stream's disk layer (zstd too, several writers), gives the answer of
+  # a run without it, bit for bit, and the record says the phase ran more
+  # than once. The reference is one run without --min-time: the variants
+  # agree bit for bit (snapshots.agree.*). 30 steps: tiny's 300 last about
+  # as long as --min-time alone, and the repetition is what is tested.
+  n=${case_name#min_time_n}
+  short="$tiny --steps 30"
+  # repeated NAME ARGS...: runs ARGS with --min-time 0.05 into NAME.h5 and
+  # NAME.json; the answer must equal ref.h5 bit for bit and the timed phase
+  # must have run more than once ($ran times). The driver stops after a first
+  # iteration that alone lasts 0.05 s, which a preempted run on a loaded
+  # machine can make it do: then the case runs again (3 tries), its answer
+  # checked each time.
+  repeated() {
+    local name=$1 try k first
+    shift
+    for try in 1 2 3; do
+      run $n "$@" --min-time 0.05 --output "$name.h5" --result "$name.json" || fail "$name: exit $?"
+      same ref.h5 "$name.h5" || fail "$name: --min-time changed the answer"
+      read -r k first < <(python3 -c "import json,sys; t=json.loads(open(sys.argv[1]).read().splitlines()[-1])['timing']; print(t['iterations'], t['seconds'][0])" "$name.json")
+      [ "$k" -gt 1 ] && { ran=$k; return 0; }
+      echo "note: $name: one iteration of $first s, no repetition (try $try); again"
+    done
+    fail "$name: the timed phase never repeated in 3 tries"
+  }
+  run $n $short --variant memory --output ref.h5 || fail "reference run"
+  i=0
+  while read -r args; do
+    i=$((i + 1))
+    repeated m$i $short $args
+    echo "ok n=$n $args: $ran iterations, bit for bit the run's without --min-time"
+  done <<'LIST'
+--variant memory --backend serial
+--variant memory --backend omp
+--variant stream --backend serial
+--variant stream --backend omp
+--variant revolve --backend serial
+--variant revolve --backend omp
+--variant stream --layers disk --disk-dir disk
+--variant stream --layers disk --compression zstd --io-threads 2 --disk-dir disk
+LIST
+  ;;
 *) fail "unknown case $case_name" ;;
 esac

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# min_time.sh RANKS WORKDIR: --min-time runs crm's timed phase again from the
+# initial state (the reset hook) until the iterations last 0.05 s. On RANKS
+# ranks, every variant on every CPU backend gives, with it, the answer file
+# of a run without it, bit for bit, and its record says the phase ran more
+# than once (the driver held every iteration to the first one's digest).
+# The reference is one run without --min-time: crm's variants and backends
+# agree bit for bit (crm.agree.*), so one answer serves them all. Needs
+# MAPP_BIN_DIR (mapp_add_test sets it) and mpirun on PATH.
+set -u
+ranks=$1 work=$2
+bin=$MAPP_BIN_DIR/mapp-crm
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+export OMP_WAIT_POLICY=passive
+fail() { echo "FAIL: $*"; exit 1; }
+run() { # mapp-crm quietly on $ranks ranks
+  if [ "$ranks" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$ranks" --oversubscribe "$bin" --quiet "$@"; fi
+}
+same() { # A B: every dataset of A bit for bit equal in B
+  local d datasets
+  datasets=$(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}')
+  [ -n "$datasets" ] || { echo "no datasets in $1"; return 1; }
+  for d in $datasets; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
+}
+# repeated NAME ARGS...: runs ARGS with --min-time 0.05 into NAME.h5 and
+# NAME.json; the answer must equal ref.h5 bit for bit and the timed phase
+# must have run more than once ($ran times). The driver stops after a first
+# iteration that alone lasts 0.05 s, which a preempted run on a loaded
+# machine can make it do: then the case runs again (3 tries), its answer
+# checked each time.
+repeated() {
+  local name=$1 try k first
+  shift
+  for try in 1 2 3; do
+    run "$@" --min-time 0.05 --output "$name.h5" --result "$name.json" || fail "$name: exit $?"
+    same ref.h5 "$name.h5" || fail "$name: --min-time changed the answer"
+    read -r k first < <(python3 -c "import json,sys; t=json.loads(open(sys.argv[1]).read().splitlines()[-1])['timing']; print(t['iterations'], t['seconds'][0])" "$name.json")
+    [ "$k" -gt 1 ] && { ran=$k; return 0; }
+    echo "note: $name: one iteration of $first s, no repetition (try $try); again"
+  done
+  fail "$name: the timed phase never repeated in 3 tries"
+}
+
+run --size tiny --output ref.h5 || fail "reference run"
+for variant in percrm batched; do
+  for backend in serial omp; do
+    name=$variant-$backend
+    repeated "$name" --size tiny --variant "$variant" --backend "$backend"
+    echo "ok $name on $ranks rank(s): $ran iterations, the answer bit for bit the run's without --min-time"
+  done
+done
