@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mapp_error.h"
+#include "perfstats.h"
 
 changepoint_options changepoint_defaults(void) {
   /* alpha 0.01 rather than the paper's 0.05: a history is checked on every
@@ -133,6 +134,21 @@ static void insert_bound(size_t *bounds, double *p, size_t *nb, size_t at, doubl
   ++*nb;
 }
 
+/* A change point's size from the segments either side of it: their means,
+ * and the Hodges-Lehmann ratio with its 95 % interval. */
+static int size_step(const double *x, size_t from, size_t at, size_t to, change_point *c) {
+  c->before = mean(x, from, at);
+  c->after = mean(x, at, to);
+  double estimate, low, high;
+  MAPP_TRY(perf_ratio_interval(x + from, at - from, x + at, to - at, &estimate, &low, &high, &c->bounded));
+  if (isnan(estimate)) /* a point not positive: no ratios, the means' ratio stands in */
+    estimate = c->before != 0.0 ? c->after / c->before : 1.0;
+  c->change = estimate - 1.0;
+  c->low = low - 1.0;
+  c->high = high - 1.0;
+  return MAPP_OK;
+}
+
 /* Each change point's size against the segments either side. */
 static int describe(const double *x, const size_t *bounds, const double *p, size_t nb, change_point **points,
                     size_t *count) {
@@ -140,13 +156,15 @@ static int describe(const double *x, const size_t *bounds, const double *p, size
   if (!found) return MAPP_OK;
   change_point *out = calloc(found, sizeof *out);
   if (!out) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory for %zu change points", found);
-  for (size_t k = 1; k + 1 < nb; ++k) {
-    change_point *c = &out[k - 1];
-    c->index = bounds[k];
-    c->p_value = p[k];
-    c->before = mean(x, bounds[k - 1], bounds[k]);
-    c->after = mean(x, bounds[k], bounds[k + 1]);
-    c->change = c->before != 0.0 ? c->after / c->before - 1.0 : 0.0;
+  int status = MAPP_OK;
+  for (size_t k = 1; status == MAPP_OK && k + 1 < nb; ++k) {
+    out[k - 1].index = bounds[k];
+    out[k - 1].p_value = p[k];
+    status = size_step(x, bounds[k - 1], bounds[k], bounds[k + 1], &out[k - 1]);
+  }
+  if (status != MAPP_OK) {
+    free(out);
+    return status;
   }
   *points = out;
   *count = found;
@@ -202,4 +220,8 @@ int changepoint_detect(const double *x, size_t n, const changepoint_options *opt
   return status;
 }
 
-bool changepoint_worse(const change_point *c, double threshold) { return c->change <= -threshold; }
+step_judgement changepoint_judge(const change_point *c, double threshold) {
+  if (!(c->change < 0.0)) return STEP_NOT_SLOWER;
+  if (!c->bounded) return STEP_UNDECIDED;
+  return c->low <= -threshold ? STEP_SLOWER : STEP_NOT_SLOWER;
+}

@@ -14,8 +14,23 @@
  * the distribution-free test and make it reproducible with a fixed-seed
  * generator, so the same history always gives the same answer).
  *
- * The detector only says where a level changes; how large a change must be
- * to matter is the caller's threshold on `change` (changepoint_worse). */
+ * The detector only says where a level changes. How large the change is
+ * comes from the segments either side of it: `change` is the
+ * Hodges-Lehmann estimate of after / before - 1 (the median of every
+ * pairwise ratio of a point after to a point before), and low..high its 95 %
+ * Moses interval (perfstats.h: the order statistics of those ratios that
+ * invert the Mann-Whitney U test), distribution-free like the detector.
+ *
+ * Whether a step counts is changepoint_judge's rule: a step counts as a
+ * slowdown of at least the threshold when the data SUPPORT one, that is
+ * when it lowers the figure of merit and its interval reaches -threshold
+ * (low <= -threshold), not when the point estimate happens to pass it. A
+ * true 5 % step's interval lies wholly above -5 % in only 2.5 % of
+ * histories, so it counts at a 5 % threshold however the noise falls about
+ * it, and a 2 % step whose interval stays above -5 % does not. A slower step
+ * whose segments are too short for a 95 % interval (a segment of 2 points
+ * with fewer than 8 on the other side, or of 3 with fewer than 5) is
+ * undecided: the data say there is a step but not how large. */
 #ifndef HARNESS_CHANGEPOINT_H
 #define HARNESS_CHANGEPOINT_H
 
@@ -28,7 +43,9 @@ typedef struct {
   double p_value; /* of the permutation test that accepted it */
   double before;  /* mean of the segment before it (up to the previous change point) */
   double after;   /* mean of the segment from it (up to the next change point) */
-  double change;  /* after / before - 1: -0.1 is a 10 % lower figure of merit */
+  double change;  /* Hodges-Lehmann after / before - 1: -0.1 is a 10 % lower figure of merit */
+  double low, high; /* its 95 % interval (Moses); -1 and INFINITY when not bounded */
+  bool bounded;   /* both segments long enough for a 95 % interval */
 } change_point;
 
 typedef struct {
@@ -55,8 +72,14 @@ int changepoint_detect(const double *x, size_t n, const changepoint_options *opt
  * |x - y| as the distance (alpha = 1 in the paper): 0 < tau < n. */
 double changepoint_divergence(const double *x, size_t n, size_t tau);
 
-/* A step that lowers the figure of merit (higher is better) by at least
+typedef enum {
+  STEP_NOT_SLOWER, /* a faster step, or a slower one whose interval stays above -threshold */
+  STEP_SLOWER,     /* a slowdown the data support: slower, and low <= -threshold */
+  STEP_UNDECIDED   /* slower, but too few points either side to bound its size */
+} step_judgement;
+
+/* The rule above for a step of a higher-is-better figure of merit and a
  * threshold (0.05: 5 %). */
-bool changepoint_worse(const change_point *c, double threshold);
+step_judgement changepoint_judge(const change_point *c, double threshold);
 
 #endif

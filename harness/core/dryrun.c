@@ -166,10 +166,25 @@ static int print_row(FILE *out, const harness_env *env, const json_t *estimates,
   return MAPP_OK;
 }
 
+/* How many entries repeat other than the spec says, and how many until precise. */
+static void count_own_repetitions(const sweep_spec *spec, size_t *own, size_t *automatic) {
+  *own = *automatic = 0;
+  for (size_t i = 0; i < spec->nruns; ++i) {
+    *automatic += spec->runs[i].measure.auto_repetitions;
+    *own += !spec->runs[i].measure.auto_repetitions && spec->runs[i].measure.repetitions != spec->repetitions;
+  }
+}
+
 static void print_totals(FILE *out, const sweep_setup *setup, const dry_totals *t) {
-  fprintf(out, "\n%zu jobs (%zu runnable here, %zu skipped), %ld repetition%s each configuration, at most %ld node%s a "
-               "job (env %s, %ld cores and %ld GPUs a node)\n",
-          t->jobs, t->runnable, t->jobs - t->runnable, setup->spec.repetitions, setup->spec.repetitions == 1 ? "" : "s",
+  size_t own, automatic;
+  count_own_repetitions(&setup->spec, &own, &automatic);
+  fprintf(out, "\n%zu jobs (%zu runnable here, %zu skipped), %ld repetition%s each configuration", t->jobs, t->runnable,
+          t->jobs - t->runnable, setup->spec.repetitions, setup->spec.repetitions == 1 ? "" : "s");
+  if (own) fprintf(out, " (%zu entr%s say their own)", own, own == 1 ? "y" : "ies");
+  if (automatic)
+    fprintf(out, "; %zu entr%s repeat until precise (repetitions: auto; the first round listed, later rounds as "
+                 "their figures ask)", automatic, automatic == 1 ? "y" : "ies");
+  fprintf(out, ", at most %ld node%s a job (env %s, %ld cores and %ld GPUs a node)\n",
           t->max_nodes, t->max_nodes == 1 ? "" : "s", setup->env.name ? setup->env.name : "?", setup->env.cores_per_node,
           setup->env.gpus_per_node);
   fprintf(out, "estimated core-seconds: %.4g for %zu jobs with earlier records; %zu jobs without an estimate\n",

@@ -20,6 +20,7 @@
 #include "gnuplot.h"
 #include "mapp_error.h"
 #include "paths.h"
+#include "perfstats.h"
 #include "proc.h"
 #include "results.h"
 
@@ -159,14 +160,161 @@ int history_find_changes(const history_series *s, history_changes *out) {
   return status;
 }
 
+/* The latest HISTORY_WINDOW medians of s (what the detector sees), malloc'd. */
+static int window_medians(const history_series *s, double **medians, size_t *n) {
+  size_t first = s->count > HISTORY_WINDOW ? s->count - HISTORY_WINDOW : 0;
+  *n = s->count - first;
+  *medians = malloc((*n ? *n : 1) * sizeof **medians);
+  if (!*medians) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (size_t i = first; i < s->count; ++i) (*medians)[i - first] = s->points[i].median;
+  return MAPP_OK;
+}
+
+/* The per-revision noise of medians[n] (relative) and the smallest step
+ * between the series' halves the detector's level could see with 80 %
+ * power (history.h). The ratio of successive medians holds two revisions'
+ * noise, hence the sqrt(2); a step moves one ratio only, so their MAD
+ * ignores it. The MAD rather than the standard deviation (which compare's
+ * detectable change takes) because a median of repetitions is near normal
+ * where raw timings come in clusters, and one step or one wild revision
+ * would inflate a standard deviation. */
+static int detectable_step(const double *medians, size_t n, double *noise, double *step) {
+  *noise = NAN;
+  *step = INFINITY;
+  if (n < 3) return MAPP_OK;
+  double *ratios = malloc((n - 1) * sizeof *ratios);
+  if (!ratios) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  size_t count = 0;
+  for (size_t i = 0; i + 1 < n; ++i)
+    if (medians[i] > 0.0 && medians[i + 1] > 0.0) ratios[count++] = medians[i + 1] / medians[i];
+  /* perf_robust_spread is relative to the median ratio (about 1), so it is
+   * the spread of the log-ratios to first order */
+  int status = count >= 2 ? perf_robust_spread(ratios, count, noise) : MAPP_OK;
+  free(ratios);
+  if (status != MAPP_OK || isnan(*noise)) return status;
+  *noise /= sqrt(2.0);
+  changepoint_options opt = changepoint_defaults();
+  *step = perf_detectable(*noise, n / 2, *noise, n - n / 2, opt.alpha);
+  return MAPP_OK;
+}
+
+/* The answer from the change points' judgements and the detectable step. */
+static history_answer decide(const history_judgement *j, double threshold) {
+  if (j->slower) return HISTORY_SLOWER;
+  if (j->undecided) return HISTORY_INCONCLUSIVE;
+  return j->detectable > threshold ? HISTORY_INCONCLUSIVE : HISTORY_OK;
+}
+
+int history_judge(const history_series *s, double threshold, history_judgement *out) {
+  *out = (history_judgement){.answer = HISTORY_INCONCLUSIVE, .detectable = INFINITY, .noise = NAN};
+  MAPP_TRY(history_find_changes(s, &out->changes));
+  for (size_t i = 0; i < out->changes.count; ++i) {
+    step_judgement j = changepoint_judge(&out->changes.points[i], threshold);
+    out->slower += j == STEP_SLOWER;
+    if (j == STEP_UNDECIDED && !out->undecided) out->undecided = &out->changes.points[i];
+  }
+  double *medians;
+  size_t n;
+  int status = window_medians(s, &medians, &n);
+  if (status == MAPP_OK) status = detectable_step(medians, n, &out->noise, &out->detectable);
+  free(medians);
+  if (status != MAPP_OK) {
+    free(out->changes.points);
+    out->changes = (history_changes){0};
+    return status;
+  }
+  changepoint_options opt = changepoint_defaults();
+  if (s->count < 2 * opt.min_segment) out->detectable = INFINITY; /* the detector cannot split it at all */
+  out->answer = decide(out, threshold);
+  return MAPP_OK;
+}
+
+const char *history_answer_name(history_answer answer) {
+  static const char *const names[] = {"ok", "SLOWER", "inconclusive"};
+  return names[answer];
+}
+
+/* ---------------------------------------------------------------- latest verdicts */
+
+/* Records of one app whose configuration is a series of the set and whose
+ * revision is that series' latest, appended to latest[series index]. */
+static int gather_latest(const json_t *records, const json_t *index, const history_series_set *set, json_t **latest) {
+  size_t i;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    char *key = historydb_config_key(r);
+    if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    const json_t *at = json_object_get(index, key);
+    free(key);
+    if (!at) continue;
+    const history_series *s = &set->items[json_integer_value(at)];
+    const char *revision = json_string_value(json_object_get(r, "git_revision"));
+    if (!s->count || strcmp(revision ? revision : "unknown", s->points[s->count - 1].revision) != 0) continue;
+    json_array_append((json_t *)latest[json_integer_value(at)], (json_t *)r);
+  }
+  return MAPP_OK;
+}
+
+/* Series index by configuration key, and an empty array per series. */
+static int index_series(const history_series_set *set, json_t **index, json_t **latest) {
+  *index = json_object();
+  if (!*index) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (size_t i = 0; i < set->count; ++i) {
+    latest[i] = json_array();
+    if (!latest[i] || json_object_set_new(*index, set->items[i].config, json_integer((json_int_t)i)))
+      return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  }
+  return MAPP_OK;
+}
+
+/* Each app's records once, gathered into latest[]. */
+static int read_latest(history_db *db, const history_series_set *set, const json_t *index, json_t **latest) {
+  json_t *apps_done = json_object();
+  int status = apps_done ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  for (size_t i = 0; status == MAPP_OK && i < set->count; ++i) {
+    const char *app = set->items[i].app;
+    if (json_object_get(apps_done, app)) continue;
+    json_object_set_new(apps_done, app, json_true());
+    json_t *records = NULL;
+    status = historydb_records_of(db, app, &records);
+    if (status == MAPP_OK) status = gather_latest(records, index, set, latest);
+    json_decref(records);
+  }
+  json_decref(apps_done);
+  return status;
+}
+
+int history_latest_verdicts(const char *db_path, const history_series_set *set, verdict_summary *verdicts) {
+  json_t **latest = calloc(set->count ? set->count : 1, sizeof *latest), *index = NULL;
+  history_db *db = NULL;
+  int status = latest ? index_series(set, &index, latest) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = historydb_open(db_path, false, &db);
+  if (status == MAPP_OK) status = read_latest(db, set, index, latest);
+  for (size_t i = 0; status == MAPP_OK && i < set->count; ++i)
+    status = verdict_of_records(latest[i], VERDICT_DEFAULT_PRECISION, &verdicts[i]);
+  historydb_close(db);
+  for (size_t i = 0; latest && i < set->count; ++i) json_decref(latest[i]);
+  free(latest);
+  json_decref(index);
+  return status;
+}
+
 const char *history_direction(const change_point *c) { return c->change < 0 ? "slower" : "faster"; }
 
+char *history_interval_text(const change_point *c, char *text, size_t len) {
+  if (c->bounded) snprintf(text, len, "[%+.1f, %+.1f]", 100.0 * c->low, 100.0 * c->high);
+  else snprintf(text, len, "[unbounded]");
+  return text;
+}
+
 char *history_changes_text(const history_series *s, const history_changes *c) {
+  char interval[64];
   strv parts = {0};
   int status = MAPP_OK;
   for (size_t i = 0; status == MAPP_OK && i < c->count; ++i)
-    status = strv_pushf(&parts, "%s %s %+.1f %%", s->points[c->points[i].index].revision, history_direction(&c->points[i]),
-                        100.0 * c->points[i].change);
+    status = strv_pushf(&parts, "%s %s %+.1f %% %s", s->points[c->points[i].index].revision,
+                        history_direction(&c->points[i]), 100.0 * c->points[i].change,
+                        history_interval_text(&c->points[i], interval, sizeof interval));
   char *text = status == MAPP_OK ? (c->count ? strv_join(&parts, ", ") : strdup("-")) : NULL;
   strv_free(&parts);
   return text;

@@ -16,6 +16,7 @@
 #include "changepoint.h"
 #include "gnuplot.h"
 #include "historydb.h"
+#include "verdict.h"
 
 #define HISTORY_DEFAULT_PATH "results/history.sqlite"
 
@@ -40,9 +41,48 @@ typedef struct {
 } history_changes;
 
 int history_find_changes(const history_series *s, history_changes *out);
+
+/* What `mapp history check` answers for one series at a threshold (0.05:
+ * 5 %), in this order:
+ *   SLOWER        a change point the data support as a slowdown of at least
+ *                 the threshold: slower, and the 95 % interval of its change
+ *                 reaches -threshold (changepoint_judge);
+ *   inconclusive  a slower change point too close to an end for a 95 %
+ *                 interval; or none found where the series' noise hides a
+ *                 step of the threshold: the smallest step it could show
+ *                 (detectable, below) is larger; or fewer than 4 revisions;
+ *   ok            none of these.
+ * detectable: the minimal detectable step between the two halves of the
+ * series (the best place for one) at the detector's level (0.01) with 80 %
+ * power, from the per-revision noise 1.4826 MAD / sqrt(2) of the successive
+ * log-ratios of the medians (robust to the steps themselves; perfstats.h's
+ * perf_detectable); steps nearer an end need more. */
+typedef enum { HISTORY_OK, HISTORY_SLOWER, HISTORY_INCONCLUSIVE } history_answer;
+
+typedef struct {
+  history_answer answer;
+  history_changes changes;  /* every change point (free changes.points) */
+  size_t slower;            /* change points judged STEP_SLOWER */
+  const change_point *undecided; /* the first slower step too short to bound (inconclusive), else NULL */
+  double detectable;        /* the smallest step the series could show; INFINITY when too short for any */
+  double noise;             /* the per-revision noise it comes from (relative) */
+} history_judgement;
+
+int history_judge(const history_series *s, double threshold, history_judgement *out);
+/* "ok", "SLOWER", "inconclusive". */
+const char *history_answer_name(history_answer answer);
+
+/* The verdict (verdict.h) of each series' latest revision, from its
+ * records in the history at db_path, at the default precision:
+ * verdicts[i] for set->items[i]. */
+int history_latest_verdicts(const char *db_path, const history_series_set *set, verdict_summary *verdicts);
+
 /* "slower" or "faster". */
 const char *history_direction(const change_point *c);
-/* "c66d3fe530dd slower -10.2 %, ..." or "-" (malloc'd). */
+/* A change point's 95 % interval in percent, "[-12.0, -8.1]", or
+ * "[unbounded]"; returns text. */
+char *history_interval_text(const change_point *c, char *text, size_t len);
+/* "c66d3fe530dd slower -10.2 % [-12.0, -8.1], ..." or "-" (malloc'd). */
 char *history_changes_text(const history_series *s, const history_changes *c);
 
 /* Trend figures: FOM against commit (x labels short hashes), the

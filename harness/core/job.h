@@ -32,6 +32,7 @@ typedef struct {
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
   check_mode check;
   const char *baseline_case; /* the baseline of a custom problem (a spec entry's `case:`; may be NULL) */
+  double min_time;        /* --min-time of the app (0: none); how it is measured, not what */
 } job;
 
 /* The files a job writes, all named after its stem in one directory. */

@@ -39,6 +39,8 @@ int launch_app_argv(const job *j, const job_files *files, strv *argv) {
   }
   if (status == MAPP_OK) status = strv_push(argv, "--threads");
   if (status == MAPP_OK) status = strv_pushf(argv, "%ld", j->threads);
+  if (status == MAPP_OK && j->min_time > 0) status = strv_push(argv, "--min-time");
+  if (status == MAPP_OK && j->min_time > 0) status = strv_pushf(argv, "%g", j->min_time);
   if (status == MAPP_OK && j->extra_args) status = push_extra_args(argv, j->extra_args, files->output);
   return status;
 }

@@ -10,10 +10,12 @@
 #include "results.h"
 #include "selection.h"
 #include "stats.h"
+#include "verdict.h"
 
 typedef struct {
   double threshold, alpha;
-  size_t regressions, improvements, compared, unmatched, too_few;
+  size_t answers[4]; /* by perf_answer */
+  size_t compared, unmatched, too_few;
 } compare_totals;
 
 static int load_groups(const char *where, const selection *select, json_t **records, group_table *table) {
@@ -37,6 +39,30 @@ static void print_config(const result_group *g) {
          g->ranks, g->threads, g->setting[0] ? g->setting : "-");
 }
 
+/* The two sides' verdicts (verdict.h) in one word when they agree,
+ * "OLD/NEW" when they do not. */
+static void print_measured(const result_group *old, const result_group *new_) {
+  char text[32];
+  verdict_kind a = old->verdict.kind, b = new_->verdict.kind;
+  if (a == b) snprintf(text, sizeof text, "%s", verdict_name(a));
+  else snprintf(text, sizeof text, "%s/%s", verdict_name(a), verdict_name(b));
+  printf("  %-19s", text);
+}
+
+/* The change the data could have detected: "+-27.0 %", or "none" when the
+ * U test cannot reach alpha with so few repetitions. */
+static void print_detectable(double detectable) {
+  char text[24] = "none";
+  if (isfinite(detectable)) snprintf(text, sizeof text, "+-%.1f %%", 100.0 * detectable);
+  printf("  %10s", text);
+}
+
+static void print_change(const perf_change *c) {
+  if (c->bounded) printf("  %6.3f [%6.3f, %6.3f]", c->ratio, c->low, c->high);
+  else printf("  %6.3f [%6s, %6s]", c->ratio, "-", "-");
+  printf("  %8.2g%s", c->p_value, c->exact ? " " : "~");
+}
+
 static int compare_one(const result_group *old, const result_group *new_, compare_totals *totals) {
   print_config(new_);
   if (old->timed < 2 || new_->timed < 2) {
@@ -45,20 +71,22 @@ static int compare_one(const result_group *old, const result_group *new_, compar
     return MAPP_OK;
   }
   perf_change c;
-  MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, &c));
+  MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, &c));
   ++totals->compared;
-  const char *verdict = "same";
-  if (perf_is_regression(&c, totals->threshold, totals->alpha)) verdict = "SLOWER", ++totals->regressions;
-  else if (perf_is_improvement(&c, totals->threshold, totals->alpha)) verdict = "faster", ++totals->improvements;
-  printf(" %3zu %3zu  %10.4g %10.4g  %6.3f [%6.3f, %6.3f]  %8.2g%s  %s\n", old->timed, new_->timed, old->fom_median,
-         new_->fom_median, c.ratio, c.low, c.high, c.p_value, c.exact ? " " : "~", verdict);
+  perf_answer answer = perf_judge(&c, totals->threshold, totals->alpha);
+  ++totals->answers[answer];
+  printf(" %3zu %3zu  %10.4g %10.4g", old->timed, new_->timed, old->fom_median, new_->fom_median);
+  print_change(&c);
+  print_detectable(c.detectable);
+  print_measured(old, new_);
+  printf("  %s\n", perf_answer_name(answer));
   return MAPP_OK;
 }
 
 static int compare_tables(const group_table *old, const group_table *new_, compare_totals *totals) {
-  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %3s %3s  %10s %10s  %-23s  %9s  %s\n", "app", "variant", "backend",
-         "size", "scale", "n", "t", "setting", "old", "new", "old FOM", "new FOM", "new/old [95% CI]", "p (U)",
-         "verdict");
+  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %3s %3s  %10s %10s  %-23s  %9s  %10s  %-19s  %s\n", "app",
+         "variant", "backend", "size", "scale", "n", "t", "setting", "old", "new", "old FOM", "new FOM",
+         "new/old [95% CI]", "p (U)", "detectable", "measured", "verdict");
   for (size_t i = 0; i < new_->count; ++i) {
     const result_group *o = find_same(old, &new_->items[i]);
     if (!o) {
@@ -78,6 +106,14 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
   return MAPP_OK;
 }
 
+static void print_summary(const compare_totals *t) {
+  printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu same (the interval excludes a %.3g %% "
+         "change); %zu inconclusive (the noise hides one; detectable: the change the repetitions could see); %zu "
+         "with too few repetitions; %zu unmatched\n",
+         t->compared, t->answers[PERF_SLOWER], t->answers[PERF_FASTER], 100.0 * t->threshold, t->alpha,
+         t->answers[PERF_SAME], 100.0 * t->threshold, t->answers[PERF_INCONCLUSIVE], t->too_few, t->unmatched);
+}
+
 int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
                          const selection *select) {
   compare_totals totals = {.threshold = threshold, .alpha = alpha};
@@ -87,11 +123,8 @@ int perf_compare_results(const char *old_path, const char *new_path, double thre
   if (status == MAPP_OK) status = load_groups(new_path, select, &new_records, &new_);
   if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
   if (status == MAPP_OK) {
-    printf("%zu compared: %zu slower, %zu faster beyond %.3g %% (p < %g); %zu with too few repetitions; %zu "
-           "unmatched\n",
-           totals.compared, totals.regressions, totals.improvements, 100.0 * totals.threshold, totals.alpha,
-           totals.too_few, totals.unmatched);
-    if (totals.regressions) status = MAPP_ERR_VERIFY;
+    print_summary(&totals);
+    if (totals.answers[PERF_SLOWER]) status = MAPP_ERR_VERIFY;
   }
   group_table_free(&old);
   group_table_free(&new_);

@@ -7,11 +7,13 @@
 #include "fsutil.h"
 #include "mapp_backend.h"
 #include "mapp_error.h"
+#include "measure.h"
 #include "yamlutil.h"
 
-static const char *const top_keys[] = {"name", "description", "repetitions", "check", "runs", "plots", NULL};
-static const char *const run_keys[] = {"app", "variants", "backends", "ranks", "threads", "sizes", "scaling",
-                                       "args", "label", "matrix", "gpus", "check", "case", NULL};
+static const char *const top_keys[] = {"name", "description", "check", "runs", "plots", MEASURE_KEYS, NULL};
+static const char *const run_keys[] = {"app",   "variants", "backends", "ranks", "threads", "sizes", "scaling",
+                                       "args",  "label",    "matrix",   "gpus",  "check",   "case",  MEASURE_KEYS,
+                                       NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -139,9 +141,10 @@ static int parse_check(const yaml_map *m, check_mode *mode) {
   return status;
 }
 
-static int parse_run(const yaml_map *m, check_mode spec_check, spec_run *run) {
+static int parse_run(const yaml_map *m, const sweep_spec *spec, spec_run *run) {
   MAPP_TRY(yaml_check_keys(m, run_keys));
-  run->check = spec_check;
+  MAPP_TRY(measure_parse(m, &spec->measure, &run->measure));
+  run->check = spec->check;
   MAPP_TRY(parse_check(m, &run->check));
   MAPP_TRY(yaml_get_string(m, "case", false, &run->case_name));
   if (run->case_name) MAPP_TRY(check_name(m, "case", run->case_name));
@@ -332,8 +335,9 @@ static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   MAPP_TRY(yaml_get_string(root, "name", true, &spec->name));
   MAPP_TRY(check_name(root, "name", spec->name));
   MAPP_TRY(yaml_get_string(root, "description", false, &spec->description));
-  spec->repetitions = 1;
-  MAPP_TRY(yaml_get_long(root, "repetitions", false, 1, &spec->repetitions));
+  measure_spec defaults = measure_defaults();
+  MAPP_TRY(measure_parse(root, &defaults, &spec->measure));
+  spec->repetitions = spec->measure.repetitions;
   spec->check = CHECK_OPTIONAL;
   MAPP_TRY(parse_check(root, &spec->check));
   yaml_map *entries = NULL;
@@ -343,7 +347,7 @@ static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   if (status == MAPP_OK && !(spec->runs = calloc(count, sizeof *spec->runs)))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK) spec->nruns = count;
-  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_run(&entries[i], spec->check, &spec->runs[i]);
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) status = parse_run(&entries[i], spec, &spec->runs[i]);
   free(entries);
   if (status == MAPP_OK) status = parse_plots(root, spec);
   return status;
@@ -443,6 +447,14 @@ static int push_job(sweep_jobs *jobs, size_t *capacity, const sweep_job *item) {
   return MAPP_OK;
 }
 
+/* The most runs any entry's first round has. */
+static long first_round_repetitions(const sweep_spec *spec) {
+  long most = 0;
+  for (size_t i = 0; i < spec->nruns; ++i)
+    if (spec->runs[i].measure.repetitions > most) most = spec->runs[i].measure.repetitions;
+  return most;
+}
+
 /* The product of one run entry for one repetition. */
 static int expand_run(const spec_run *run, const app_info *app, const char **variants, size_t nvariants,
                       long repetition, sweep_jobs *jobs, size_t *capacity) {
@@ -459,7 +471,9 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
                           .label = run->label, .params = combo->params, .params_text = combo->text,
                           .reference = app->reference, .check = run->check, .baseline_case = run->case_name,
-                          .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda")},
+                          .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda"),
+                          .min_time = run->measure.min_time},
+                  .measure = &run->measure,
                   .combo = app_combo(app, variants[v], run->backends.items[b]),
                   .bitwise_ranks = app->bitwise_ranks};
               MAPP_TRY(push_job(jobs, capacity, &item));
@@ -471,9 +485,11 @@ int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, swee
   *jobs = (sweep_jobs){0};
   size_t capacity = 0;
   int status = MAPP_OK;
-  for (long rep = 0; status == MAPP_OK && rep < spec->repetitions; ++rep)
+  long rounds = first_round_repetitions(spec);
+  for (long rep = 0; status == MAPP_OK && rep < rounds; ++rep)
     for (size_t i = 0; status == MAPP_OK && i < spec->nruns; ++i) {
       const spec_run *run = &spec->runs[i];
+      if (rep >= run->measure.repetitions) continue;
       const app_info *app = find_app(apps, napps, run->app);
       if (!app) {
         status = mapp_fail(MAPP_ERR_INPUT, "%s: no mini-app '%s' in this build", spec->origin, run->app);

@@ -2,7 +2,8 @@
  *
  *   name: quick                       # results go to <out>/<name>/
  *   description: ...
- *   repetitions: 2                    # default 1
+ *   repetitions: 2                    # default 1; or auto (measure.h: min_time, precision,
+ *                                     # max_repetitions, max_seconds; an entry may say its own)
  *   check: required                   # answers against baselines: required | optional | none
  *                                     # (default optional; an entry may say its own)
  *   runs:                             # each entry is a product of its lists
@@ -56,6 +57,7 @@
 #include "apps.h"
 #include "figures.h"
 #include "job.h"
+#include "measure.h"
 #include "reference.h"
 #include "strv.h"
 #include "tables.h"
@@ -83,11 +85,13 @@ typedef struct {
   strv *matrix_values;    /* per flag, its values */
   spec_combo *combos;     /* the product of the matrix, at least one */
   size_t ncombos;
+  measure_spec measure;   /* min_time, repetitions (the spec's unless the entry says its own) */
 } spec_run;
 
 typedef struct {
   char *name, *description, *origin;
-  long repetitions;
+  long repetitions;      /* the spec's (measure.repetitions); an entry may say its own */
+  measure_spec measure;  /* the spec's min_time, repetitions, precision and budget (measure.h) */
   check_mode check; /* check: the default of the entries (optional when absent) */
   spec_run *runs;
   size_t nruns;
@@ -105,6 +109,7 @@ void spec_free(sweep_spec *spec);
 /* One job of an expanded sweep and whether this build can run it. */
 typedef struct {
   job job;
+  const measure_spec *measure; /* its entry's */
   combo_status combo;
   bool bitwise_ranks; /* the app's answers agree across rank counts (consistency.h) */
 } sweep_job;

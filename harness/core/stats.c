@@ -77,38 +77,51 @@ static int baseline_rank(const char *status) {
   return 0;
 }
 
-static int add_sample(result_group *g, double fom, double wall) {
-  if (g->timed == g->capacity) {
-    size_t grown = g->capacity ? g->capacity * 2 : 4;
-    double *foms = realloc(g->foms, grown * sizeof *foms);
-    if (foms) g->foms = foms;
-    double *walls = foms ? realloc(g->walls, grown * sizeof *walls) : NULL;
-    if (!walls) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
-    g->walls = walls;
-    g->capacity = grown;
-  }
-  g->foms[g->timed] = fom;
-  g->walls[g->timed++] = wall;
+/* Grows a group's sample arrays to hold one more timed run. */
+static int grow_samples(result_group *g) {
+  size_t grown = g->capacity ? g->capacity * 2 : 4;
+  double *foms = realloc(g->foms, grown * sizeof *foms);
+  if (foms) g->foms = foms;
+  double *walls = foms ? realloc(g->walls, grown * sizeof *walls) : NULL;
+  if (walls) g->walls = walls;
+  double *timed = walls ? realloc(g->timed_s, grown * sizeof *timed) : NULL;
+  if (timed) g->timed_s = timed;
+  bool *disturbed = timed ? realloc(g->disturbed, grown * sizeof *disturbed) : NULL;
+  if (!disturbed) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
+  g->disturbed = disturbed;
+  g->capacity = grown;
+  return MAPP_OK;
+}
+
+static int add_sample(result_group *g, const json_t *r) {
+  if (g->timed == g->capacity) MAPP_TRY(grow_samples(g));
+  verdict_record_info info;
+  verdict_record(r, &info);
+  g->foms[g->timed] = json_number_value(json_object_get(json_object_get(r, "fom"), "value"));
+  g->walls[g->timed] = json_number_value(json_object_get(r, "wall_s"));
+  g->timed_s[g->timed] = info.timed_s;
+  g->disturbed[g->timed++] = info.disturbed;
   return MAPP_OK;
 }
 
 static int add_record(result_group *g, const json_t *r) {
   ++g->runs;
   const json_t *fom = json_object_get(r, "fom");
-  const char *verdict = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
+  const char *verification = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
   const char *base = json_string_value(json_object_get(json_object_get(r, "baseline"), "status"));
-  if (verdict && strcmp(verdict, "fail") == 0) ++g->verify_failed;
+  if (verification && strcmp(verification, "fail") == 0) ++g->verify_failed;
   if (json_is_true(json_object_get(r, "oversubscribed"))) g->oversubscribed = true;
   if (base && baseline_rank(base) > baseline_rank(g->baseline)) g->baseline = base;
   if (json_is_string(json_object_get(fom, "name"))) g->fom_name = json_string_value(json_object_get(fom, "name"));
   bool exited_ok = integer_field(r, "exit_code") == 0;
   if (!exited_ok || !json_is_number(json_object_get(fom, "value"))) return MAPP_OK;
-  return add_sample(g, json_number_value(json_object_get(fom, "value")),
-                    json_number_value(json_object_get(r, "wall_s")));
+  return add_sample(g, r);
 }
 
-static void summarise(result_group *g) {
-  if (!g->timed) return;
+/* Median, spread and verdict of a group's timed runs. */
+static int summarise(result_group *g, double precision) {
+  MAPP_TRY(verdict_judge(g->foms, g->timed_s, g->disturbed, g->timed, precision, &g->verdict));
+  if (!g->timed) return MAPP_OK;
   g->fom_min = g->fom_max = g->foms[0];
   for (size_t i = 1; i < g->timed; ++i) {
     if (g->foms[i] < g->fom_min) g->fom_min = g->foms[i];
@@ -116,6 +129,7 @@ static void summarise(result_group *g) {
   }
   g->fom_median = stats_median(g->foms, g->timed);
   g->wall_median = stats_median(g->walls, g->timed);
+  return MAPP_OK;
 }
 
 static int compare_groups(const void *pa, const void *pb) {
@@ -130,7 +144,7 @@ static int compare_groups(const void *pa, const void *pb) {
   return (a->ranks > b->ranks) - (a->ranks < b->ranks);
 }
 
-int stats_group(const json_t *records, group_table *t) {
+int stats_group_at(const json_t *records, double precision, group_table *t) {
   *t = (group_table){0};
   size_t capacity = 0, i;
   const json_t *r;
@@ -140,16 +154,22 @@ int stats_group(const json_t *records, group_table *t) {
     status = g ? add_record(g, r) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
     if (status != MAPP_OK) break;
   }
-  for (size_t k = 0; k < t->count; ++k) summarise(&t->items[k]);
-  if (t->count) qsort(t->items, t->count, sizeof *t->items, compare_groups);
+  for (size_t k = 0; status == MAPP_OK && k < t->count; ++k) status = summarise(&t->items[k], precision);
+  if (status == MAPP_OK && t->count) qsort(t->items, t->count, sizeof *t->items, compare_groups);
   if (status != MAPP_OK) group_table_free(t);
   return status;
+}
+
+int stats_group(const json_t *records, group_table *t) {
+  return stats_group_at(records, VERDICT_DEFAULT_PRECISION, t);
 }
 
 void group_table_free(group_table *t) {
   for (size_t i = 0; i < t->count; ++i) {
     free(t->items[i].foms);
     free(t->items[i].walls);
+    free(t->items[i].timed_s);
+    free(t->items[i].disturbed);
   }
   free(t->items);
   *t = (group_table){0};

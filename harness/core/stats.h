@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "reference.h"
+#include "verdict.h"
 
 /* The repetitions of one configuration. Strings point into the records. */
 typedef struct {
@@ -23,8 +24,14 @@ typedef struct {
   const char *baseline; /* worst over the runs: fail, missing, pass, none */
   double fom_median, fom_min, fom_max;
   double wall_median;
-  /* private: the samples while grouping */
-  double *foms, *walls;
+  /* The timed runs judged (verdict.h): verdict.kind (stable, noisy,
+   * too-short, disturbed), verdict.low/high the median's 95 % interval (NAN
+   * under 6 runs), verdict.outliers, verdict.timed_median_s, verdict.disturbed. */
+  verdict_summary verdict;
+  /* the samples, one per timed run: foms unsorted until the group is
+   * summarised (then sorted), timed_s and disturbed in the order read */
+  double *foms, *walls, *timed_s;
+  bool *disturbed;
   size_t capacity;
 } result_group;
 
@@ -35,7 +42,12 @@ typedef struct {
 
 /* Median of values (sorts them in place); n > 0. */
 double stats_median(double *values, size_t n);
+/* Groups records by configuration and judges each group at the default
+ * precision (VERDICT_DEFAULT_PRECISION: noisy beyond +-5 %). */
 int stats_group(const json_t *records, group_table *table);
+/* The same with the median's interval asked within +-precision (0.02: 2 %;
+ * a sweep's `precision`). */
+int stats_group_at(const json_t *records, double precision, group_table *table);
 void group_table_free(group_table *table);
 
 /* A derived number with the spread its min and max FOM give. */

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "mapp_error.h"
+#include "noise.h"
 #include "plotdata.h"
 #include "stats.h"
 
@@ -213,11 +214,71 @@ static void reference_lists_parse(void **state) {
   mapp_error_clear();
 }
 
+/* A heat configuration of 12 runs on real noise (heat small, CV about 30 %),
+ * their records carrying the driver's timing and disturbance; one run
+ * failed. */
+static json_t *judged_records(double timed_s, int disturbed_runs, double scale) {
+  noise_set noise;
+  assert_true(noise_load("heat-small", 1.0, &noise));
+  noise_scale(&noise, scale);
+  uint64_t rng = 11;
+  json_t *records = json_array();
+  for (int i = 0; i < 12; ++i) {
+    json_t *r = record("mpi", "weak", 1, 8e8 * (1.0 + noise_draw(&noise, &rng)), 0, "pass");
+    json_object_set_new(r, "timing", json_pack("{s:f, s:i}", "timed_s", timed_s, "iterations", 1));
+    json_object_set_new(r, "disturbance", json_pack("{s:f}", "run_delay_fraction", i < disturbed_runs ? 0.3 : 0.0));
+    json_array_append_new(records, r);
+  }
+  json_array_append_new(records, record("mpi", "weak", 1, 1.0, 3, "none"));
+  return records;
+}
+
+static verdict_summary group_verdict(json_t *records, double precision) {
+  group_table t;
+  assert_int_equal(stats_group_at(records, precision, &t), MAPP_OK);
+  assert_int_equal(t.count, 1);
+  assert_int_equal(t.items[0].timed, 12);
+  verdict_summary v = t.items[0].verdict;
+  group_table_free(&t);
+  json_decref(records);
+  return v;
+}
+
+/* stats_group judges each group (verdict.h): interval, outliers, median
+ * timed phase and the verdict, at the precision it is given. */
+static void groups_carry_their_verdict(void **state) {
+  (void)state;
+  verdict_summary v = group_verdict(judged_records(0.5, 0, 1.0), 0.05);
+  assert_int_equal(v.kind, VERDICT_NOISY); /* heat small's real spread */
+  assert_true(v.low < v.median && v.median < v.high);
+  assert_float_equal(v.timed_median_s, 0.5, 0.0);
+  v = group_verdict(judged_records(0.5, 0, 0.01), 0.05); /* the same noise shrunk 100-fold */
+  assert_int_equal(v.kind, VERDICT_STABLE);
+  assert_int_equal(group_verdict(judged_records(0.5, 0, 0.01), 0.0001).kind, VERDICT_NOISY);
+  assert_int_equal(group_verdict(judged_records(0.5, 4, 0.01), 0.05).kind, VERDICT_DISTURBED); /* 4 of 12 */
+  assert_int_equal(group_verdict(judged_records(0.004, 4, 0.01), 0.05).kind, VERDICT_TOO_SHORT);
+  /* an outlier is counted and kept */
+  json_t *records = judged_records(0.5, 0, 0.01);
+  json_object_set_new(json_object_get(json_array_get(records, 0), "fom"), "value", json_real(4e8));
+  v = group_verdict(records, 0.05);
+  assert_int_equal(v.outliers, 1);
+  assert_int_equal(v.n, 12);
+  /* old records (no timing, no disturbance): judged by their figures alone */
+  group_table t;
+  json_t *old = sample_records();
+  assert_int_equal(stats_group(old, &t), MAPP_OK);
+  assert_int_equal(find(&t, "mpi", "weak", 1)->verdict.kind, VERDICT_NOISY); /* 3 runs: no interval */
+  assert_true(isnan(find(&t, "mpi", "weak", 1)->verdict.low));
+  group_table_free(&t);
+  json_decref(old);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(medians), cmocka_unit_test(efficiency_formula), cmocka_unit_test(groups_take_median_and_spread),
       cmocka_unit_test(derived_ratios), cmocka_unit_test(plot_series_per_configuration),
       cmocka_unit_test(each_app_takes_its_first_present_reference), cmocka_unit_test(reference_lists_parse),
+      cmocka_unit_test(groups_carry_their_verdict),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * folder and built there (the harness and the one app, kept for the next
  * bisect), and runs the spec's one configuration with its own mapp sweep,
  * binaries, environment and baselines. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,14 @@
 #include "spec.h"
 #include "stats.h"
 #include "verbs.h"
+#include "verdict.h"
 #include "yamlutil.h"
 
 /* ------------------------------------------------------------ report */
 
 static void print_header(void) {
-  printf("%-5s %-12s %-18s %11s  %-24s %8s  %-7s %s\n", "step", "revision", "build", "median FOM",
-         "ratio to GOOD [95% CI]", "p (U)", "verdict", "subject");
+  printf("%-5s %-12s %-18s %11s  %-24s %8s  %10s  %-9s  %-12s %s\n", "step", "revision", "build", "median FOM",
+         "ratio to GOOD [95% CI]", "p (U)", "detectable", "measured", "verdict", "subject");
 }
 
 static void print_row_start(const char *step, const revision *r) {
@@ -42,11 +44,17 @@ static void print_build(bool reused, double seconds) {
   fflush(stdout);
 }
 
-static void print_measured(const revision *r, const perf_change *c, const char *verdict) {
+/* A measured row: the comparison with GOOD (none for GOOD itself), the
+ * verdict of the revision's own repetitions (verdict.h) and the answer. */
+static void print_measured(const revision *r, const perf_change *c, verdict_kind measured, const char *answer) {
   printf("%11.4g  ", r->fom_median);
-  if (c) printf("%6.3f [%6.3f, %6.3f]   %8.2g%s ", c->ratio, c->low, c->high, c->p_value, c->exact ? " " : "~");
+  if (c && c->bounded) printf("%6.3f [%6.3f, %6.3f]   %8.2g%s ", c->ratio, c->low, c->high, c->p_value, c->exact ? " " : "~");
+  else if (c) printf("%6.3f [%6s, %6s]   %8.2g%s ", c->ratio, "-", "-", c->p_value, c->exact ? " " : "~");
   else printf("%-24s %8s  ", "-", "-");
-  printf("%-7s %.50s\n", verdict, r->subject);
+  char detectable[24] = "-";
+  if (c && isfinite(c->detectable)) snprintf(detectable, sizeof detectable, "+-%.1f %%", 100.0 * c->detectable);
+  else if (c) snprintf(detectable, sizeof detectable, "none");
+  printf("%10s  %-9s  %-12s %.50s\n", detectable, verdict_name(measured), answer, r->subject);
 }
 
 static void print_unmeasured(const revision *r, const char *why, const char *log) {
@@ -80,8 +88,35 @@ static int build_and_measure(const bisect_run *b, size_t i, const char *step, bo
   return MAPP_OK;
 }
 
-/* Measures revision i against GOOD and marks it. */
-static int judge(bisect_run *b, size_t i, const char *step) {
+/* The verdict of a measured revision's repetitions, from the records its
+ * sweep wrote (OUT/bisect/runs/SHA12/SPEC/results.jsonl); noisy when they
+ * cannot be read, as for too few repetitions. */
+static int revision_verdict(const bisect_run *b, const revision *r, verdict_kind *kind) {
+  *kind = VERDICT_NOISY;
+  char *file = str_printf("%s/runs/%s/%s/results.jsonl", b->root, r->short_sha, b->spec_name);
+  if (!file) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_t *records = NULL;
+  group_table groups = {0};
+  int status = results_load(file, &records);
+  if (status == MAPP_OK) status = stats_group(records, &groups);
+  if (status == MAPP_OK && groups.count == 1) *kind = groups.items[0].verdict.kind;
+  if (status == MAPP_ERR_INPUT) {
+    /* records this revision's harness wrote and ours cannot read: the
+     * comparison stands, the verdict is unknown */
+    mapp_error_clear();
+    status = MAPP_OK;
+  }
+  group_table_free(&groups);
+  json_decref(records);
+  free(file);
+  return status;
+}
+
+/* Measures revision i against GOOD and marks it: bad when SLOWER, good
+ * otherwise (an inconclusive one is marked good, as git bisect has no
+ * third answer, and listed at the end); *change (when not NULL) gets the
+ * comparison. */
+static int judge(bisect_run *b, size_t i, const char *step, bool *inconclusive, perf_change *change) {
   bool measured;
   MAPP_TRY(build_and_measure(b, i, step, &measured));
   if (!measured) {
@@ -90,11 +125,14 @@ static int judge(bisect_run *b, size_t i, const char *step) {
   }
   const revision *good = &b->revs[0], *r = &b->revs[i];
   perf_change c;
-  MAPP_TRY(perf_compare(good->foms, good->nfoms, r->foms, r->nfoms, &c));
-  bool slower = perf_is_regression(&c, b->opt.threshold, b->opt.alpha);
-  bool faster = perf_is_improvement(&c, b->opt.threshold, b->opt.alpha);
-  b->marks[i] = slower ? BISECT_BAD : BISECT_GOOD;
-  print_measured(r, &c, slower ? "SLOWER" : faster ? "faster" : "same");
+  verdict_kind kind;
+  MAPP_TRY(perf_compare(good->foms, good->nfoms, r->foms, r->nfoms, b->opt.alpha, &c));
+  MAPP_TRY(revision_verdict(b, r, &kind));
+  perf_answer answer = perf_judge(&c, b->opt.threshold, b->opt.alpha);
+  b->marks[i] = answer == PERF_SLOWER ? BISECT_BAD : BISECT_GOOD;
+  inconclusive[i] = answer == PERF_INCONCLUSIVE;
+  if (change) *change = c;
+  print_measured(r, &c, kind, perf_answer_name(answer));
   fflush(stdout);
   return MAPP_OK;
 }
@@ -112,24 +150,46 @@ static int measure_good(bisect_run *b) {
   MAPP_TRY(build_and_measure(b, 0, "good", &measured));
   if (!measured) return unmeasurable(b, "GOOD", 0);
   b->marks[0] = BISECT_GOOD;
-  print_measured(&b->revs[0], NULL, "GOOD");
+  verdict_kind kind;
+  MAPP_TRY(revision_verdict(b, &b->revs[0], &kind));
+  print_measured(&b->revs[0], NULL, kind, "GOOD");
   return MAPP_OK;
 }
 
 /* BAD must be measurably slower, or there is nothing to find (exit 1). */
-static int judge_bad(bisect_run *b) {
+static int judge_bad(bisect_run *b, bool *inconclusive) {
   size_t last = b->n - 1;
-  MAPP_TRY(judge(b, last, "bad"));
+  perf_change c;
+  MAPP_TRY(judge(b, last, "bad", inconclusive, &c));
   if (b->marks[last] == BISECT_SKIP) return unmeasurable(b, "BAD", last);
   if (b->marks[last] == BISECT_GOOD) {
-    printf("BAD %s is not significantly slower than GOOD %s (beyond %.3g %% with p < %g): nothing to bisect\n",
+    printf("BAD %s is not significantly slower than GOOD %s (beyond %.3g %% with p < %g): nothing to bisect",
            b->revs[last].short_sha, b->revs[0].short_sha, 100.0 * b->opt.threshold, b->opt.alpha);
+    if (inconclusive[last] && isfinite(c.detectable))
+      printf(" (inconclusive: %ld repetitions could detect a change of %.1f %%)", b->opt.repetitions,
+             100.0 * c.detectable);
+    else if (inconclusive[last])
+      printf(" (inconclusive: %ld repetitions cannot reach p < %g)", b->opt.repetitions, b->opt.alpha);
+    printf("\n");
     return MAPP_ERR_VERIFY;
   }
   return MAPP_OK;
 }
 
-static int print_verdict(const bisect_run *b) {
+/* Revisions marked good though the noise hid the answer: the first bad
+ * one may be among them. */
+static void print_inconclusive(const bisect_run *b, const bool *inconclusive) {
+  size_t count = 0;
+  for (size_t i = 1; i + 1 < b->n; ++i) count += inconclusive[i] && b->marks[i] == BISECT_GOOD;
+  if (!count) return;
+  printf("judged good though inconclusive (the noise hides a %.3g %% change; more --repetitions would decide):",
+         100.0 * b->opt.threshold);
+  for (size_t i = 1; i + 1 < b->n; ++i)
+    if (inconclusive[i] && b->marks[i] == BISECT_GOOD) printf(" %s", b->revs[i].short_sha);
+  printf("\n");
+}
+
+static int print_verdict(const bisect_run *b, const bool *inconclusive) {
   size_t *suspects = malloc(b->n * sizeof *suspects);
   if (!suspects) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   size_t count = bisect_suspects(b->marks, b->n, suspects);
@@ -143,21 +203,30 @@ static int print_verdict(const bisect_run *b) {
     for (size_t i = 0; i + 1 < count; ++i) printf(" %s", b->revs[suspects[i]].short_sha);
     printf(")\n");
   }
+  print_inconclusive(b, inconclusive);
   free(suspects);
   return MAPP_OK;
 }
 
-static int search(bisect_run *b) {
+static int run_search(bisect_run *b, bool *inconclusive) {
   print_header();
   MAPP_TRY(measure_good(b));
-  MAPP_TRY(judge_bad(b));
+  MAPP_TRY(judge_bad(b, inconclusive));
   size_t next, step = 0;
   while (bisect_next(b->marks, b->n, &next)) {
     char label[16];
     snprintf(label, sizeof label, "%zu", ++step);
-    MAPP_TRY(judge(b, next, label));
+    MAPP_TRY(judge(b, next, label, inconclusive, NULL));
   }
-  return print_verdict(b);
+  return print_verdict(b, inconclusive);
+}
+
+static int search(bisect_run *b) {
+  bool *inconclusive = calloc(b->n, sizeof *inconclusive);
+  if (!inconclusive) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = run_search(b, inconclusive);
+  free(inconclusive);
+  return status;
 }
 
 /* ----------------------------------------------------- the spec entry */
@@ -276,9 +345,10 @@ static void bisect_free(bisect_run *b) {
 
 static void print_plan(const bisect_run *b) {
   printf("bisect %s..%s: %zu revision(s) after GOOD (first parent), entry %ld of %s (%s), %ld repetitions each;\n"
-         "SLOWER: median FOM more than %.3g %% below GOOD's with p < %g (Mann-Whitney U); worktrees in %s/worktrees\n",
+         "SLOWER: median FOM more than %.3g %% below GOOD's with p < %g (Mann-Whitney U); same: the 95 %% interval\n"
+         "excludes a %.3g %% change; else inconclusive (marked good); worktrees in %s/worktrees\n",
          b->revs[0].short_sha, b->revs[b->n - 1].short_sha, b->n - 1, b->opt.entry, b->opt.spec_path, b->app,
-         b->opt.repetitions, 100.0 * b->opt.threshold, b->opt.alpha, b->root);
+         b->opt.repetitions, 100.0 * b->opt.threshold, b->opt.alpha, 100.0 * b->opt.threshold, b->root);
 }
 
 static int bisect(const bisect_options *opt, const char *good_name, const char *bad_name) {

@@ -124,6 +124,8 @@ static int collect_repetition(const json_t *entry, const job *j, const char *run
   return status;
 }
 
+static bool positive_integer(const json_t *value) { return json_is_integer(value) && json_integer_value(value) >= 1; }
+
 static int collect_jobs(const json_t *doc, const char *results_file, const json_t *done, collect_tally *tally) {
   const char *runs_dir = json_string_value(json_object_get(doc, "runs_dir"));
   const char *sweep = json_string_value(json_object_get(doc, "sweep"));
@@ -151,7 +153,11 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
     j.extra_args = &args;
     char *job_state = NULL;
     bool asked = false;
-    for (j.repetition = 0; status == MAPP_OK && j.repetition < reps; ++j.repetition)
+    /* the entry's own count (repetitions: auto submits its first round), else the sweep's */
+    long entry_reps = positive_integer(json_object_get(e, "repetitions"))
+                          ? (long)json_integer_value(json_object_get(e, "repetitions"))
+                          : reps;
+    for (j.repetition = 0; status == MAPP_OK && j.repetition < entry_reps; ++j.repetition)
       status = collect_repetition(e, &j, runs_dir, sweep, results_file, done, &job_state, &asked, tally);
     free(job_state);
     strv_free(&args);
@@ -160,7 +166,6 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
   return MAPP_OK;
 }
 
-static bool positive_integer(const json_t *value) { return json_is_integer(value) && json_integer_value(value) >= 1; }
 
 /* One entry of "jobs" as submit_one writes it. */
 static int check_job_entry(const json_t *e, size_t i, const char *path) {

@@ -1,6 +1,7 @@
 /* mapp compare OLD NEW: configuration by configuration, whether NEW is
  * slower than OLD beyond a threshold with significance (ratio of medians,
- * bootstrap interval, Mann-Whitney U). Exit 1 on a regression. */
+ * Mann-Whitney U), the same within it, or inconclusive where the noise
+ * hides the answer (perfstats.h). Exit 1 on a regression. */
 #include "mapp_error.h"
 #include "perfstats.h"
 #include "selection.h"
@@ -19,9 +20,12 @@ int verb_compare(int argc, char **argv) {
   verb_args args;
   int status = verb_parse("compare", "OLD NEW",
                           "Compare two results folders (or results.jsonl files) configuration by configuration:\n"
-                          "the ratio of median figures of merit NEW/OLD with a 95 % bootstrap interval and the\n"
-                          "p-value of a Mann-Whitney U test over the repetitions (~: normal approximation).\n"
-                          "Exit 1 when a configuration is slower beyond --threshold with p < --alpha.",
+                          "the ratio of median figures of merit NEW/OLD with its 95 % interval (Hodges-Lehmann/\n"
+                          "Moses), the p-value of a Mann-Whitney U test over the repetitions (~: normal\n"
+                          "approximation), the change the repetitions could detect (alpha, 80 % power), each\n"
+                          "side's verdict (stable, noisy, too-short, disturbed) and the answer: SLOWER or faster\n"
+                          "beyond --threshold with p < --alpha, same when the interval excludes a --threshold\n"
+                          "change, else inconclusive. Exit 1 when a configuration is SLOWER.",
                           opts, 2, 2, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown)
     status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], threshold, alpha,

@@ -14,6 +14,7 @@
 #include "mapp_error.h"
 #include "selection.h"
 #include "verbs.h"
+#include "verdict.h"
 
 /* ---------------------------------------------------------------- filters */
 
@@ -110,7 +111,7 @@ static size_t config_width(const history_series_set *set, const series_filter *f
   return width;
 }
 
-static int show_one(const history_series *s, int width) {
+static int show_one(const history_series *s, const verdict_summary *latest, int width) {
   history_changes c;
   MAPP_TRY(history_find_changes(s, &c));
   char *changes = history_changes_text(s, &c);
@@ -119,8 +120,8 @@ static int show_one(const history_series *s, int width) {
   const history_point *last = &s->points[s->count - 1];
   char versus[32] = "-";
   if (s->count > 1) snprintf(versus, sizeof versus, "%+.1f %%", 100.0 * (last->median / s->points[s->count - 2].median - 1.0));
-  printf("%-*s  %-18s %4zu  %-18s %11.4g %9s  %s\n", width, s->config, s->fom_name ? s->fom_name : "FOM", s->count,
-         last->revision, last->median, versus, changes);
+  printf("%-*s  %-18s %4zu  %-18s %11.4g %9s  %-9s  %s\n", width, s->config, s->fom_name ? s->fom_name : "FOM",
+         s->count, last->revision, last->median, versus, verdict_name(latest->kind), changes);
   free(changes);
   return MAPP_OK;
 }
@@ -138,32 +139,46 @@ static int show_revisions(const history_series *s) {
     if (i) snprintf(versus, sizeof versus, "%+.1f %%", 100.0 * (p->median / s->points[i - 1].median - 1.0));
     printf("  %-18s %-25s %4zu %11.4g %11.4g %11.4g %9s", p->revision, p->commit_date ? p->commit_date : "-", p->runs,
            p->median, p->min, p->max, versus);
-    for (; k < c.count && c.points[k].index == i; ++k)
-      printf("  <- change point: %s %+.1f %% (p %.3f)", history_direction(&c.points[k]), 100.0 * c.points[k].change,
+    for (; k < c.count && c.points[k].index == i; ++k) {
+      char interval[64];
+      printf("  <- change point: %s %+.1f %% %s (p %.3f)", history_direction(&c.points[k]),
+             100.0 * c.points[k].change, history_interval_text(&c.points[k], interval, sizeof interval),
              c.points[k].p_value);
+    }
     printf("\n");
   }
   free(c.points);
   return MAPP_OK;
 }
 
+/* The latest revision's verdict of every series (history_latest_verdicts),
+ * malloc'd. */
+static int latest_verdicts(const char *path, const history_series_set *set, verdict_summary **verdicts) {
+  *verdicts = calloc(set->count ? set->count : 1, sizeof **verdicts);
+  if (!*verdicts) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  return history_latest_verdicts(path, set, *verdicts);
+}
+
 static int show(const char *given, bool revisions, series_filter *f) {
   history_series_set set;
   char *path = NULL;
+  verdict_summary *verdicts = NULL;
   int status = history_load_series(given, &set, &path);
   if (status == MAPP_OK) status = filter_prepare(f, &set);
+  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
   if (status == MAPP_OK) {
     printf("history %s: %zu records, %zu revisions, %zu configurations\n", path, set.records, set.revisions, set.count);
     int width = (int)config_width(&set, f);
-    printf("%-*s  %-18s %4s  %-18s %11s %9s  %s\n", width, "configuration", "FOM", "revs", "latest revision",
-           "latest FOM", "vs prev", "change points (E-Divisive means, p <= 0.01)");
+    printf("%-*s  %-18s %4s  %-18s %11s %9s  %-9s  %s\n", width, "configuration", "FOM", "revs", "latest revision",
+           "latest FOM", "vs prev", "measured", "change points (E-Divisive means, p <= 0.01; 95 % interval)");
     size_t shown = 0;
     for (size_t i = 0; status == MAPP_OK && i < set.count; ++i)
-      if (series_selected(f, &set, i)) status = show_one(&set.items[i], width), ++shown;
+      if (series_selected(f, &set, i)) status = show_one(&set.items[i], &verdicts[i], width), ++shown;
     if (status == MAPP_OK && !shown) printf("no configuration matches\n");
     for (size_t i = 0; revisions && status == MAPP_OK && i < set.count; ++i)
       if (series_selected(f, &set, i)) status = show_revisions(&set.items[i]);
   }
+  free(verdicts);
   history_series_set_free(&set);
   free(path);
   return status;
@@ -172,32 +187,54 @@ static int show(const char *given, bool revisions, series_filter *f) {
 /* ---------------------------------------------------------------- check */
 
 typedef struct {
-  size_t checked, slower, too_short;
+  size_t checked, slower, inconclusive;
 } check_tally;
 
-static int check_one(const history_series *s, double threshold, check_tally *t) {
+/* "latest revision: noisy: 5 repetitions, too few ..." */
+static void print_latest(const verdict_summary *latest) {
+  char why[160];
+  verdict_explain(latest, VERDICT_DEFAULT_PRECISION, why, sizeof why);
+  printf("; latest revision %s\n", why);
+}
+
+static void print_slower(const history_series *s, const change_point *p) {
+  const history_point *at = &s->points[p->index];
+  char interval[64];
+  printf("SLOWER %s: %+.1f %% from revision %s (95 %% interval %s %%, committed %s; %s %.4g -> %.4g, p %.3f)\n",
+         s->config, 100.0 * p->change, at->revision, history_interval_text(p, interval, sizeof interval),
+         at->commit_date ? at->commit_date : "?", s->fom_name ? s->fom_name : "FOM", p->before, p->after, p->p_value);
+}
+
+/* Why a series is inconclusive, on one line. */
+static void print_inconclusive(const history_series *s, const history_judgement *j, double threshold) {
   changepoint_options opt = changepoint_defaults();
-  if (s->count < 2 * opt.min_segment) {
-    ++t->too_short;
-    printf("-      %s: %zu revisions, too few to judge (needs %zu)\n", s->config, s->count, 2 * opt.min_segment);
-    return MAPP_OK;
-  }
-  history_changes c;
-  MAPP_TRY(history_find_changes(s, &c));
+  printf("inconclusive %s: %zu revision%s, ", s->config, s->count, s->count == 1 ? "" : "s");
+  if (s->count < 2 * opt.min_segment)
+    printf("too few to judge (needs %zu)", 2 * opt.min_segment);
+  else if (j->undecided)
+    printf("a step of %+.1f %% from revision %s with too few revisions on one side to bound it at 95 %%",
+           100.0 * j->undecided->change, s->points[j->undecided->index].revision);
+  else if (isfinite(j->detectable))
+    printf("the noise (%.1f %% a revision) hides a %.3g %% step: the smallest it could show is %.1f %%",
+           100.0 * j->noise, 100.0 * threshold, 100.0 * j->detectable);
+  else
+    printf("too few to show any step at the detector's level");
+}
+
+static int check_one(const history_series *s, const verdict_summary *latest, double threshold, check_tally *t) {
+  history_judgement j;
+  MAPP_TRY(history_judge(s, threshold, &j));
   ++t->checked;
-  bool worse = false;
-  for (size_t i = 0; i < c.count; ++i) {
-    const change_point *p = &c.points[i];
-    if (!changepoint_worse(p, threshold)) continue;
-    const history_point *at = &s->points[p->index];
-    printf("SLOWER %s: %+.1f %% from revision %s (committed %s; %s %.4g -> %.4g, p %.3f)\n", s->config,
-           100.0 * p->change, at->revision, at->commit_date ? at->commit_date : "?", s->fom_name ? s->fom_name : "FOM",
-           p->before, p->after, p->p_value);
-    worse = true;
-  }
-  if (!worse) printf("ok     %s: %zu revisions, no step slower by %.3g %% or more\n", s->config, s->count, 100.0 * threshold);
-  t->slower += worse;
-  free(c.points);
+  for (size_t i = 0; i < j.changes.count; ++i)
+    if (changepoint_judge(&j.changes.points[i], threshold) == STEP_SLOWER) print_slower(s, &j.changes.points[i]);
+  if (j.answer == HISTORY_INCONCLUSIVE) print_inconclusive(s, &j, threshold), ++t->inconclusive;
+  if (j.answer == HISTORY_OK)
+    printf("ok     %s: %zu revisions, no step slower by %.3g %% or more that the data support (could show %.1f %%)",
+           s->config, s->count, 100.0 * threshold, 100.0 * j.detectable);
+  if (j.answer == HISTORY_SLOWER) printf("       %s", s->config);
+  print_latest(latest);
+  t->slower += j.answer == HISTORY_SLOWER;
+  free(j.changes.points);
   return MAPP_OK;
 }
 
@@ -205,16 +242,19 @@ static int check(const char *given, double threshold_pct, series_filter *f) {
   history_series_set set;
   char *path = NULL;
   check_tally t = {0};
+  verdict_summary *verdicts = NULL;
   int status = history_load_series(given, &set, &path);
   if (status == MAPP_OK) status = filter_prepare(f, &set);
+  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
   for (size_t i = 0; status == MAPP_OK && i < set.count; ++i)
-    if (series_selected(f, &set, i)) status = check_one(&set.items[i], threshold_pct / 100.0, &t);
+    if (series_selected(f, &set, i)) status = check_one(&set.items[i], &verdicts[i], threshold_pct / 100.0, &t);
   if (status == MAPP_OK) {
-    printf("history %s: %zu configurations checked, %zu with a step slower by %.3g %% or more; %zu with too few "
-           "revisions\n",
-           path, t.checked, t.slower, threshold_pct, t.too_short);
+    printf("history %s: %zu configurations checked, %zu with a slowdown of %.3g %% or more that the data support; "
+           "%zu inconclusive (too few revisions, or noise that hides a %.3g %% step)\n",
+           path, t.checked, t.slower, threshold_pct, t.inconclusive, threshold_pct);
     if (t.slower) status = MAPP_ERR_VERIFY;
   }
+  free(verdicts);
   history_series_set_free(&set);
   free(path);
   return status;
@@ -314,7 +354,9 @@ static int history_show(int argc, char **argv) {
   verb_args args;
   int status = parse_filtered("history show",
                               "One row per configuration: the latest revision's median figure of merit, its change\n"
-                              "against the previous revision, and the change points of the series.\n" FILTER_HELP,
+                              "against the previous revision, the verdict of its repetitions (stable, noisy,\n"
+                              "too-short, disturbed) and the change points of the series with the 95 % interval\n"
+                              "of each step.\n" FILTER_HELP,
                               opts, argc, argv, &args, &f);
   if (status == MAPP_OK && !args.help_shown) status = show(db, revisions, &f);
   filter_free(&f);
@@ -358,7 +400,11 @@ static int history_check(int argc, char **argv) {
   int status = parse_filtered("history check",
                               "Find the change points of every configuration's series (E-Divisive means with a\n"
                               "permutation test, p <= 0.01) and exit 1 naming each configuration and the first\n"
-                              "revision of a step that lowers its figure of merit by --threshold percent or more.\n" FILTER_HELP,
+                              "revision of a step the data support as a slowdown of --threshold percent or more:\n"
+                              "slower, with the 95 % interval of its change reaching -threshold. A series whose\n"
+                              "noise hides such a step, or too short to bound one, is inconclusive (exit 0), with\n"
+                              "the smallest step it could show. Each line ends with the latest revision's verdict\n"
+                              "(stable, noisy, too-short, disturbed).\n" FILTER_HELP,
                               opts, argc, argv, &args, &f);
   if (status == MAPP_OK && !args.help_shown) status = check(db, threshold, &f);
   filter_free(&f);
@@ -376,7 +422,7 @@ static const history_verb history_verbs[] = {
     {"add", history_add, "add results folders or results.jsonl files to the history"},
     {"show", history_show, "latest figure of merit, change against the previous revision, change points"},
     {"plot", history_plot, "figure of merit against commit, one figure per configuration"},
-    {"check", history_check, "exit 1 when a configuration has a step slower by --threshold % or more"},
+    {"check", history_check, "exit 1 when the data support a step slower by --threshold % or more"},
 };
 #define HISTORY_VERBS (sizeof history_verbs / sizeof history_verbs[0])
 

@@ -10,6 +10,7 @@
 
 #include "coverage.h"
 #include "fsutil.h"
+#include "headline.h"
 #include "history.h"
 #include "mapp_error.h"
 #include "plot.h"
@@ -161,9 +162,13 @@ static void write_group_row(FILE *f, const group_table *t, const result_group *g
   if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
   else snprintf(verify, sizeof verify, "pass");
   bool base_failed = strcmp(g->baseline, "fail") == 0;
-  fprintf(f, "| %s%s%s%s | %s | %ld | %ld | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s | %zu |\n", g->variant,
-          g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "", g->backend, g->ranks, g->threads, g->size, g->scaling, fom, spread, eff_text, strong_text, speedup_text,
-          verify, base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
+  char interval[48] = "-";
+  if (isfinite(g->verdict.half_width)) snprintf(interval, sizeof interval, " \u00b1%.1f%%", 100.0 * g->verdict.half_width);
+  fprintf(f, "| %s%s%s%s | %s | %ld | %ld | %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s%s%s | %zu |\n",
+          g->variant, g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "", g->backend, g->ranks,
+          g->threads, g->size, g->scaling, fom, spread, verdict_name(g->verdict.kind),
+          isfinite(g->verdict.half_width) ? interval : "", eff_text, strong_text, speedup_text, verify,
+          base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
 }
 
 /* ![APP: SLUG](plots/APP-SLUG.png) when the plots drew it. */
@@ -355,12 +360,13 @@ static int write_app(FILE *f, const report_context *ctx, const group_table *t, c
   speedup_ref_text(stats_app_reference(t, app, refs), ref, sizeof ref);
   fprintf(f, "## %s\n\n", app);
   fprintf(f, "Speedup reference: %s.\n\n", ref[0] ? ref : "none of the references ran for this app");
-  fprintf(f, "| variant | backend | ranks | threads | size | scaling | median %s | spread | weak eff. | "
+  fprintf(f, "| variant | backend | ranks | threads | size | scaling | median %s | spread | verdict | weak eff. | "
              "strong speedup | speedup vs %s | verify | baseline | reps |\n", unit, ref[0] ? ref : "ref");
-  fprintf(f, "|---|---|--:|--:|---|---|--:|--:|--:|--:|--:|---|---|--:|\n");
+  fprintf(f, "|---|---|--:|--:|---|---|--:|--:|---|--:|--:|--:|---|---|--:|\n");
   for (size_t i = 0; i < t->count; ++i)
     if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], refs);
-  fprintf(f, "\nSpread is (max - min) / median over the repetitions. Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
+  fprintf(f, "\nSpread is (max - min) / median over the repetitions; the verdict judges the figure (stable, noisy, "
+             "too-short, disturbed; \u00b1 the half-width of the median's 95 %% interval). Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
              "strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the series.\n\n");
   MAPP_TRY(write_tables(f, ctx, records, app));
   write_figures(f, app, ctx->images, ctx->spec);
@@ -411,7 +417,8 @@ static void write_failures(FILE *f, const json_t *records) {
 
 static int write_markdown(const char *path, const report_context *ctx, const json_t *records) {
   group_table table;
-  MAPP_TRY(stats_group(records, &table));
+  double precision = ctx->spec ? ctx->spec->measure.precision : VERDICT_DEFAULT_PRECISION;
+  MAPP_TRY(stats_group_at(records, precision, &table));
   FILE *f = fopen(path, "w");
   if (!f) {
     group_table_free(&table);
@@ -426,6 +433,7 @@ static int write_markdown(const char *path, const report_context *ctx, const jso
   }
   fprintf(f, "# mapp results: %s\n\n", ctx->name);
   if (ctx->description) fprintf(f, "%s\n\n", ctx->description);
+  if (status == MAPP_OK) status = headline_write(f, &table);
   coverage_write_markdown(f, &coverage);
   coverage_table_free(&coverage);
   coverage_write_missing(f, records);

@@ -133,8 +133,11 @@ static int launch_line(const harness_env *env, const job *j, const char *runs_di
   return status;
 }
 
-/* The whole script of a configuration (j is its repetition 0). */
-static int batch_script(const submit_context *ctx, const job *j, const char *stem, json_t *launches, char **script) {
+/* The whole script of a configuration (j is its repetition 0), running its
+ * entry's repetitions: under repetitions: auto, the first round only (the
+ * later rounds judge records as they arrive, which mapp sweep does). */
+static int batch_script(const submit_context *ctx, const job *j, long repetitions, const char *stem,
+                        json_t *launches, char **script) {
   const harness_env *env = &ctx->setup->env;
   strv lines = {0};
   int status = push_directives(&lines, env, j, stem, ctx->setup->spec.name, ctx->paths->jobs_dir);
@@ -144,7 +147,7 @@ static int batch_script(const submit_context *ctx, const job *j, const char *ste
                         ctx->setup->spec.origin, env->name, env->origin, ctx->paths->dir);
   if (status == MAPP_OK) status = push_environment(&lines, env, j);
   if (status == MAPP_OK) status = strv_push(&lines, run_helper);
-  for (long rep = 0; status == MAPP_OK && rep < ctx->setup->spec.repetitions; ++rep) {
+  for (long rep = 0; status == MAPP_OK && rep < repetitions; ++rep) {
     job r = *j;
     r.repetition = rep;
     char *line = NULL, *launch = NULL;
@@ -206,20 +209,22 @@ static int write_jobs_file(const submit_context *ctx, json_t *entries) {
 }
 
 /* Prints (dry run) or writes and submits the script of one configuration. */
-static int submit_one(const submit_context *ctx, const job *j, bool dry_run, json_t *entries) {
+static int submit_one(const submit_context *ctx, const sweep_job *sj, bool dry_run, json_t *entries) {
+  const job *j = &sj->job;
   job configuration = *j; /* all repetitions: the stem without -rK, with the entry's label or args */
   configuration.repetition = -1;
   char *stem = job_stem(&configuration);
   char *script_path = stem ? str_printf("%s/%s.sbatch", ctx->paths->jobs_dir, stem) : NULL;
   json_t *launches = json_array();
   char *script = NULL, *job_id = NULL;
-  int status = script_path ? batch_script(ctx, j, stem, launches, &script) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = script_path ? batch_script(ctx, j, sj->measure->repetitions, stem, launches, &script) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && dry_run) printf("# ---- %s\n%s\n", script_path, script);
   if (status == MAPP_OK && !dry_run) status = write_text_file(script_path, script);
   if (status == MAPP_OK && !dry_run) status = sbatch(script_path, &job_id);
   if (status == MAPP_OK && !dry_run) {
     json_t *entry = job_entry(j, stem, script_path, json_incref(launches));
     json_object_set_new(entry, "job_id", json_string(job_id));
+    json_object_set_new(entry, "repetitions", json_integer(sj->measure->repetitions));
     json_array_append_new(entries, entry);
     status = write_jobs_file(ctx, entries);
     printf("submitted %s as job %s\n", script_path, job_id);
@@ -264,17 +269,22 @@ static int submit(const char *spec_path, const char *env_path, const char *out, 
   /* the table first: jobs, nodes, baselines and core-seconds before 400 scripts */
   if (status == MAPP_OK && dry_run) status = dry_run_print(&setup, paths.dir, stdout);
   submit_context ctx = {.setup = &setup, .paths = &paths};
-  size_t scripts = 0;
+  size_t scripts = 0, automatic = 0;
   for (size_t i = 0; status == MAPP_OK && i < setup.jobs.count; ++i) {
     const sweep_job *sj = &setup.jobs.items[i];
     /* A device missing here is no reason to skip: the job runs on the cluster's. */
     if (sj->job.repetition != 0 || (sj->combo != COMBO_RUNNABLE && sj->combo != COMBO_NO_DEVICE)) continue;
-    status = submit_one(&ctx, &sj->job, dry_run, entries);
+    status = submit_one(&ctx, sj, dry_run, entries);
     ++scripts;
+    automatic += sj->measure->auto_repetitions;
   }
   if (status == MAPP_OK)
-    printf("%s%zu batch script%s for %s (%ld repetition%s each)\n", dry_run ? "dry run: " : "", scripts,
-           scripts == 1 ? "" : "s", setup.spec.name, setup.spec.repetitions, setup.spec.repetitions == 1 ? "" : "s");
+    printf("%s%zu batch script%s for %s (%ld repetition%s each unless its entry says otherwise)\n",
+           dry_run ? "dry run: " : "", scripts, scripts == 1 ? "" : "s", setup.spec.name, setup.spec.repetitions,
+           setup.spec.repetitions == 1 ? "" : "s");
+  if (status == MAPP_OK && automatic)
+    printf("%zu of them repetitions: auto: a batch script runs the first round only; the rounds that follow until "
+           "the median is precise need mapp sweep\n", automatic);
   json_decref(entries);
   sweep_paths_free(&paths);
   sweep_setup_close(&setup);

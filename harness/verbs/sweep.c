@@ -11,6 +11,7 @@
 #include "history.h"
 #include "mapp_error.h"
 #include "results.h"
+#include "rounds.h"
 #include "selection.h"
 #include "spec.h"
 #include "sweep_setup.h"
@@ -135,6 +136,29 @@ static int sweep_jobs_run(sweep_context *ctx, const sweep_jobs *jobs, sweep_tall
   return MAPP_OK;
 }
 
+/* repetitions: auto: round after round, one more run of each configuration
+ * still short of its precision and within its budget (rounds.h). */
+static int sweep_rounds(sweep_context *ctx, const sweep_jobs *first, sweep_tally *tally) {
+  rounds_tally judged = {0};
+  bool any_auto = false;
+  for (size_t i = 0; i < first->count; ++i) any_auto |= first->items[i].measure->auto_repetitions;
+  for (int round = 2; any_auto; ++round) {
+    sweep_jobs next;
+    MAPP_TRY(rounds_next(first, ctx->results_file, &next, &judged));
+    if (next.count == 0) break;
+    printf("round %d (repetitions: auto): %zu configuration%s short of their precision\n", round, next.count,
+           next.count == 1 ? "" : "s");
+    consistency_book_clear(&ctx->book, ctx->keep_output);
+    int status = sweep_jobs_run(ctx, &next, tally);
+    sweep_jobs_free(&next);
+    MAPP_TRY(status);
+  }
+  if (any_auto)
+    printf("repetitions: auto: %zu configurations precise, %zu stopped at their budget (noisy), %zu at a failed run\n",
+           judged.precise, judged.out_of_budget, judged.failed);
+  return MAPP_OK;
+}
+
 static void print_summary(const sweep_spec *spec, const char *results_file, const sweep_tally *t) {
   printf("sweep %s: %zu ran (%zu ok, %zu failed), %zu skipped as not built, %zu already done\n", spec->name,
          t->ran, t->ran - t->failed, t->failed, t->skipped_build, t->skipped_done);
@@ -200,6 +224,7 @@ static int sweep(const sweep_request *req) {
                        .opt = {.sweep = setup.spec.name, .check_baseline = true, .keep_output = true},
                        .keep_output = req->keep_output};
   if (status == MAPP_OK) status = sweep_jobs_run(&ctx, &setup.jobs, &tally);
+  if (status == MAPP_OK) status = sweep_rounds(&ctx, &setup.jobs, &tally);
   consistency_book_clear(&ctx.book, req->keep_output);
   if (status == MAPP_OK) {
     print_summary(&setup.spec, paths.results_file, &tally);

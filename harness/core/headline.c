@@ -1,0 +1,106 @@
+/* The report's headline ratios (headline.h). */
+#include "headline.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mapp_error.h"
+#include "perfstats.h"
+
+/* Each mini-app's technique against what it replaces, as the seeds pose it. */
+typedef struct {
+  const char *app, *technique;
+  const char *variant, *backend;         /* the technique */
+  const char *ref_variant, *ref_backend; /* what it replaces */
+} headline_def;
+
+static const headline_def headlines[] = {
+    {"stencil", "orchestrated program over eager stencils", "build-and-run", "serial", "eager", "serial"},
+    {"subgraph", "subgraph replay over eager launches", "subgraph", "serial", "eager", "serial"},
+    {"crm", "batched CRMs over one CRM at a time", "batched", "serial", "percrm", "serial"},
+    {"snapshots", "snapshots streamed over kept in memory", "stream", "serial", "memory", "serial"},
+    {"heat", "tasks over MPI-only", "tasks", "omp", "mpi", "serial"},
+};
+
+/* A 1-rank, 1-thread group of variant/backend with no setting. */
+static bool is_candidate(const result_group *g, const char *app, const char *variant, const char *backend) {
+  return !strcmp(g->app, app) && !strcmp(g->variant, variant) && !strcmp(g->backend, backend) && g->ranks == 1 &&
+         g->threads == 1 && !g->setting[0] && g->timed >= 2;
+}
+
+/* The technique's and its reference's groups of one size and scaling: of
+ * the pairs the results hold, the one with the most runs on its poorer side. */
+static void find_pair(const group_table *t, const headline_def *h, const result_group **tech,
+                      const result_group **ref) {
+  *tech = *ref = NULL;
+  size_t best = 0;
+  for (size_t i = 0; i < t->count; ++i) {
+    const result_group *a = &t->items[i];
+    if (!is_candidate(a, h->app, h->variant, h->backend)) continue;
+    for (size_t j = 0; j < t->count; ++j) {
+      const result_group *b = &t->items[j];
+      if (!is_candidate(b, h->app, h->ref_variant, h->ref_backend) || strcmp(a->size, b->size) ||
+          strcmp(a->scaling, b->scaling))
+        continue;
+      size_t runs = a->timed < b->timed ? a->timed : b->timed;
+      if (runs > best) best = runs, *tech = a, *ref = b;
+    }
+  }
+}
+
+/* The less trustworthy of two verdicts: too-short, disturbed, noisy, stable. */
+static const result_group *worse(const result_group *a, const result_group *b) {
+  static const verdict_kind order[] = {VERDICT_TOO_SHORT, VERDICT_DISTURBED, VERDICT_NOISY, VERDICT_STABLE};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; ++i) {
+    if (a->verdict.kind == order[i]) return a;
+    if (b->verdict.kind == order[i]) return b;
+  }
+  return a;
+}
+
+/* What the ratio says, in words, into text. */
+static void reading(const perf_change *c, const result_group *weakest, char *text, size_t len) {
+  if (!c->bounded) snprintf(text, len, "this machine cannot tell: too few repetitions for a 95 %% interval");
+  else if (weakest->verdict.kind != VERDICT_STABLE) {
+    char because[160];
+    verdict_explain(&weakest->verdict, VERDICT_DEFAULT_PRECISION, because, sizeof because);
+    snprintf(text, len, "this machine cannot tell (%s/%s %s)", weakest->variant, weakest->backend, because);
+  } else if (c->low > 1.0) snprintf(text, len, "a gain of %.0f-%.0f %%", 100 * (c->low - 1), 100 * (c->high - 1));
+  else if (c->high < 1.0) snprintf(text, len, "a loss of %.0f-%.0f %%", 100 * (1 - c->high), 100 * (1 - c->low));
+  else snprintf(text, len, "this machine cannot tell: the interval holds 1");
+}
+
+static int write_row(FILE *f, const headline_def *h, const result_group *tech, const result_group *ref) {
+  perf_change c;
+  MAPP_TRY(perf_compare(ref->foms, ref->timed, tech->foms, tech->timed, 0.05, &c));
+  const result_group *weakest = worse(tech, ref);
+  char interval[64] = "-", text[256];
+  if (c.bounded) snprintf(interval, sizeof interval, "[%.2f, %.2f]", c.low, c.high);
+  reading(&c, weakest, text, sizeof text);
+  fprintf(f, "| %s | %s | %s/%s over %s/%s, %s %s, 1 rank | **%.2fx** | %s | %zu + %zu | %s | %s |\n", h->app,
+          h->technique, h->variant, h->backend, h->ref_variant, h->ref_backend, tech->size, tech->scaling, c.ratio,
+          interval, tech->timed, ref->timed, verdict_name(weakest->verdict.kind), text);
+  return MAPP_OK;
+}
+
+int headline_write(FILE *f, const group_table *t) {
+  bool any = false;
+  for (size_t i = 0; i < sizeof headlines / sizeof headlines[0]; ++i) {
+    const headline_def *h = &headlines[i];
+    const result_group *tech, *ref;
+    find_pair(t, h, &tech, &ref);
+    if (!ref) continue;
+    if (!any)
+      fprintf(f, "## What each technique buys here\n\n"
+                 "| app | technique | configurations | ratio of medians | 95 %% interval | runs | verdict (weaker "
+                 "side) | reading |\n|---|---|---|--:|---|--:|---|---|\n");
+    any = true;
+    MAPP_TRY(write_row(f, h, tech, ref));
+  }
+  if (any)
+    fprintf(f, "\nFigures of merit are higher-is-better: a ratio above 1 is what the technique buys on this machine. "
+               "The interval is the Moses interval of the ratio (the one the Mann-Whitney U test inverts); the "
+               "verdict is the weaker of the two configurations' (stable, noisy, too-short, disturbed: see "
+               "harness/README.md, Statistics).\n\n");
+  return MAPP_OK;
+}

@@ -1,0 +1,19 @@
+/* What each technique buys on this machine: the report opens with one
+ * ratio per mini-app, its technique's variant over the variant it
+ * replaces, on one rank (the figure of merit is higher-is-better, so a
+ * ratio above 1 is a gain), with the ratio's 95 % interval (the Moses
+ * interval of perfstats.h) and the verdicts of both configurations
+ * (verdict.h). A ratio whose interval holds 1, or whose configurations are
+ * not both stable, is said to be beyond what this machine can tell. */
+#ifndef HARNESS_HEADLINE_H
+#define HARNESS_HEADLINE_H
+
+#include <stdio.h>
+
+#include "stats.h"
+
+/* The section "What each technique buys here" for the groups of a report
+ * (nothing when no technique has both of its configurations). */
+int headline_write(FILE *f, const group_table *t);
+
+#endif

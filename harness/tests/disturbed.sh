@@ -1,0 +1,44 @@
+#!/bin/bash
+# A run whose core a CPU hog shares is judged `disturbed`; the same run
+# alone is not. Both pin the sweep (mpirun and its rank inherit the
+# affinity) to one CPU; the hog spins on that CPU for the whole second run.
+# The verdict is the report's, from the records' disturbance (run delay:
+# the rank waited for its CPU about half the time).
+. "$(dirname "$0")/lib.sh"
+require_app heat
+command -v taskset >/dev/null || { echo "taskset is not installed: skipping"; exit 77; }
+cpu=$(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')
+
+cat >spec.yaml <<YAML
+name: pinned
+repetitions: 1
+min_time: 0.3
+runs:
+  - app: heat
+    variants: [mpi]
+    backends: [serial]
+    ranks: [1]
+    sizes: [small]
+YAML
+verdict_of() { # the verdict column of the report's one heat row
+  "$MAPP" report "out/$1" >/dev/null
+  awk -F'|' '/^\| mpi +\| serial/ {split($10, w, " "); print w[1]}' "out/$1/report.md"
+}
+
+taskset -c "$cpu" "$MAPP" sweep spec.yaml --out out >/dev/null
+mv out/pinned out/alone
+alone=$(verdict_of alone)
+
+taskset -c "$cpu" sh -c 'while :; do :; done' &
+hog=$!
+trap 'kill $hog 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+sleep 0.2
+taskset -c "$cpu" "$MAPP" sweep spec.yaml --out out >/dev/null
+kill $hog
+mv out/pinned out/shared
+shared=$(verdict_of shared)
+
+delay() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['disturbance']['run_delay_fraction'])" "out/$1/results.jsonl"; }
+echo "alone: $alone (run delay $(delay alone)); sharing its CPU with a hog: $shared (run delay $(delay shared))"
+[ "$shared" = disturbed ] || fail "a run sharing its CPU with a hog is judged '$shared', not disturbed"
+[ -n "$alone" ] && [ "$alone" != disturbed ] || fail "the run alone is judged '$alone'"
