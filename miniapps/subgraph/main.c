@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "subgraph.h"
+#include "tb_metg.h"
 
 /* UNSET or NULL keeps the preset's value; ranges are checked by
  * tb_config_check so its messages name the problem ("--iterations: -3 is
@@ -13,11 +14,13 @@
 #define UNSET LONG_MIN
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph, *host_worker;
-  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, copy_bytes;
+  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, metg_repeats,
+      copy_bytes;
   bool interpolate, metg, break_dependence, no_pin;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .width = UNSET, .radix = UNSET,
           .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
-          .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536};
+          .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536,
+          .metg_repeats = UNSET};
 
 #define BIG (1L << 40)
 static const mapp_option options[] = {
@@ -61,6 +64,10 @@ static const mapp_option options[] = {
      .help = "sweep K down from --metg-max and report METG(50%) before the run"},
     {.name = "metg-max", .kind = MAPP_OPT_LONG, .dest = &args.metg_max, .min = 1, .max = BIG,
      .help = "the METG sweep's largest K"},
+    {.name = "metg-repeats", .kind = MAPP_OPT_LONG, .dest = &args.metg_repeats, .min = 1, .max = TB_METG_MAX_REPEATS,
+     .default_text = TB_METG_TEXT(TB_METG_DEFAULT_REPEATS),
+     .help = "runs of each METG point, interleaved over the sweep (a stall falls on a few runs of many points); "
+             "each point is their median, with its quartiles and extremes as its spread"},
     {.name = "break-dependence", .kind = MAPP_OPT_FLAG, .dest = &args.break_dependence,
      .help = "test only: reverse one dependence, so the tag check must fail (exit 1)"},
     {.name = "broken-graph", .kind = MAPP_OPT_CHOICE, .dest = &args.broken_graph,
@@ -109,10 +116,24 @@ static bool steps_given_zero(const mapp_run *run) {
   return false;
 }
 
+/* --metg-repeats belongs to --metg; --metg with --min-time is refused: the
+ * sweep repeats its own points, and a second sweep per iteration would
+ * time the sweep, not the run. */
+static int check_metg_flags(const mapp_run *run) {
+  if (args.metg_repeats != UNSET && !args.metg) return mapp_fail(MAPP_ERR_INPUT, "--metg-repeats applies to --metg");
+  if (args.metg && run->common.min_time > 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--metg with --min-time: the METG sweep repeats each point itself "
+                                     "(--metg-repeats); run the two apart");
+  return MAPP_OK;
+}
+
 static int setup(mapp_run *run, void **state) {
   if (args.broken_graph) return subgraph_compile_broken(args.broken_graph);
+  MAPP_TRY(check_metg_flags(run));
   const subgraph_preset *preset = run->preset;
-  subgraph_options opt = {.metg = args.metg, .metg_max = args.metg_max};
+  subgraph_options opt = {.metg = args.metg, .metg_max = args.metg_max,
+                          .metg_repeats = (int)(args.metg_repeats != UNSET ? args.metg_repeats
+                                                                           : TB_METG_DEFAULT_REPEATS)};
   tb_config *cfg = &opt.cfg;
   long workers;
   MAPP_TRY(resolve_workers(run, &workers));

@@ -66,7 +66,9 @@ typedef struct tb_state {
 
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out);
 void tb_state_destroy(tb_state *st);
-/* Reset the ring and the error count (between METG runs). */
+/* Back to the state a run starts from: the ring, the copy buffers, the
+ * error and instantiation counts (between METG runs and --min-time's
+ * iterations). */
 void tb_state_reset(tb_state *st);
 int tb_owner(const tb_state *st, long p);
 /* The failure of a run: errors seen by tasks, or a runtime contract violation. */
@@ -132,6 +134,7 @@ typedef struct {
   tb_config cfg;
   bool metg;      /* sweep K down and report METG(50 %) */
   long metg_max;  /* the sweep's largest K */
+  int metg_repeats; /* runs of each point, interleaved; the point is their median */
 } subgraph_options;
 
 int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state);

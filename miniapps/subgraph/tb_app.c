@@ -1,12 +1,12 @@
 /* subgraph as a mapp app: the variant table, the size presets, the run's
  * hooks and the METG sweep. main.c adds the command line. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mapp_latency.h"
 #include "subgraph.h"
+#include "tb_metg.h"
 
 #define SUBGRAPH_BACKENDS (MAPP_BACKEND_BIT(SERIAL) | MAPP_BACKEND_BIT(THREADS) | MAPP_BACKEND_BIT(CUDA))
 const mapp_variant_info subgraph_variants[] = {
@@ -27,40 +27,39 @@ const subgraph_preset subgraph_presets[4] = {
 };
 
 typedef struct {
-  double iterations, granularity_us, efficiency, wall_s;
-  double round_trip_ns; /* core-to-core, measured just before the point's runs; 0: not measured */
-} metg_point;
-
-typedef struct {
   tb_state *st;
   tb_config cfg; /* as given (the cuda backend has no host state) */
   tb_variant variant;
   bool cuda, metg;
   long metg_max;
+  int metg_repeats;
   double kernel_ns; /* useful time per task at the run's K */
-  double run_s;
-  metg_point sweep[48];
-  int nsweep;
-  double metg_us; /* < 0: not measured or not crossed */
+  double run_s;     /* the last compute's time, max over ranks */
+  /* every compute's time (--min-time runs it again after reset), so the
+   * figure of merit is the mean of the driver's timed iterations */
+  double *run_seconds;
+  int nruns, runs_capacity;
+  tb_metg_sweep sweep;
   double round_trip_ns[2]; /* core-to-core, before and after the METG sweep; 0: not measured */
   double *cuda_values; /* cuda: the last timestep's values */
 } subgraph_run;
 
 /* Nanoseconds one task's kernel takes at the current K, alone on the host
- * thread (Task Bench's useful time). */
-static double calibrate_kernel(tb_state *st) {
+ * thread (Task Bench's useful time): the least disturbed of `trials` timings
+ * of at least min_ns each, after one that sizes them. */
+static double calibrate_kernel(tb_state *st, double min_ns, int trials) {
   long k = st->cfg.iterations;
   if (k == 0) return 0.0;
   long reps = 1;
   double ns;
-  for (;;) { /* at least ~5 ms of kernel */
+  for (;;) {
     long t0 = sg_now_ns();
     for (long r = 0; r < reps; ++r) tb_kernel_run(st, 0);
     ns = (double)(sg_now_ns() - t0);
-    if (ns > 5e6 || reps > (1L << 30)) break;
+    if (ns > min_ns || reps > (1L << 30)) break;
     reps *= 4;
   }
-  for (int trial = 0; trial < 3; ++trial) { /* the least disturbed of a few: a shared machine is noisy */
+  for (int trial = 0; trial < trials; ++trial) { /* a shared machine is noisy */
     long t0 = sg_now_ns();
     for (long r = 0; r < reps; ++r) tb_kernel_run(st, 0);
     double again = (double)(sg_now_ns() - t0);
@@ -76,20 +75,22 @@ int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state) {
   r->variant = (tb_variant)run->variant->kind;
   r->cfg = opt->cfg;
   r->cuda = run->backend == MAPP_BACKEND_CUDA;
-  r->metg = opt->metg, r->metg_max = opt->metg_max, r->metg_us = -1.0;
+  r->metg = opt->metg, r->metg_max = opt->metg_max, r->metg_repeats = opt->metg_repeats;
+  r->sweep.metg_us = -1.0;
   if (r->cuda && run->mpi.nranks > 1)
     return mapp_fail(MAPP_ERR_INPUT, "--backend cuda runs on one rank (one device), not %d", run->mpi.nranks);
   if (r->cuda) return MAPP_OK; /* the device runs it: no host runtime */
   MAPP_TRY(tb_state_create(&opt->cfg, run->mpi.comm, &r->st));
-  r->kernel_ns = calibrate_kernel(r->st);
+  r->kernel_ns = calibrate_kernel(r->st, 5e6, 3);
   /* record + compile belong to setup: the timed run is replay only */
   if (r->variant == TB_VARIANT_SUBGRAPH) MAPP_TRY(tb_subgraph_prepare(r->st));
   return MAPP_OK;
 }
 
+/* One run from the state as it is (setup's, or reset's), its time the
+ * slowest rank's. */
 static int run_once(subgraph_run *r, double *seconds) {
   tb_state *st = r->st;
-  tb_state_reset(st);
   MAPP_MPI(MPI_Barrier(st->comm));
   long t0 = sg_now_ns();
   int status = r->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
@@ -101,32 +102,6 @@ static int run_once(subgraph_run *r, double *seconds) {
 
 static double total_tasks(const tb_config *cfg) { return (double)cfg->width * (double)cfg->steps; }
 static double total_workers(const tb_state *st) { return (double)st->cfg.workers * st->nranks; }
-
-/* Efficiency = useful kernel time / (wall x workers); granularity = wall x
- * workers / tasks (Task Bench's definitions). */
-static metg_point measure_point(const tb_state *st, double kernel_ns, double wall) {
-  double tasks = total_tasks(&st->cfg), workers = total_workers(st);
-  return (metg_point){.iterations = (double)st->cfg.iterations,
-                      .granularity_us = wall * workers / tasks * 1e6,
-                      .efficiency = tasks * kernel_ns * 1e-9 / (wall * workers),
-                      .wall_s = wall};
-}
-
-/* METG(50 %): sweep K down by halves from metg_max (each point the best of
- * three runs) until two points in a row fall below 25 % efficiency; METG
- * is the smallest granularity where efficiency is still >= 50 %: the last
- * crossing of 50 % going down, interpolated in log(granularity) (the last,
- * so a noisy dip at a large K does not end the search early). */
-static void metg_from_sweep(subgraph_run *r) {
-  r->metg_us = -1.0;
-  for (int i = 0; i + 1 < r->nsweep; ++i) {
-    metg_point a = r->sweep[i], b = r->sweep[i + 1];
-    if (a.efficiency >= 0.5 && b.efficiency < 0.5) {
-      double f = (a.efficiency - 0.5) / (a.efficiency - b.efficiency);
-      r->metg_us = exp(log(a.granularity_us) + f * (log(b.granularity_us) - log(a.granularity_us)));
-    }
-  }
-}
 
 /* The hand-off round trip between the CPUs the first two workers run on
  * (the process's first two when they are not pinned): METG at width 2 is
@@ -142,45 +117,102 @@ static double worker_round_trip_ns(const tb_state *st, long trips) {
   return 0.0;
 }
 
+/* ---- the METG sweep's probe (tb_metg.h) on this rank's state ---- */
+
+static int probe_run(void *ctx, long k, double *wall_s) {
+  subgraph_run *r = ctx;
+  r->st->cfg.iterations = k;
+  tb_state_reset(r->st);
+  return run_once(r, wall_s);
+}
+
+/* Shorter than the main run's calibration: each point takes the median of
+ * one per repeat, so one disturbed calibration does not decide. */
+static int probe_calibrate(void *ctx, long k, double *kernel_ns) {
+  subgraph_run *r = ctx;
+  r->st->cfg.iterations = k;
+  *kernel_ns = calibrate_kernel(r->st, 1e6, 1);
+  MAPP_MPI(MPI_Bcast(kernel_ns, 1, MPI_DOUBLE, 0, r->st->comm)); /* one useful time for every rank */
+  return MAPP_OK;
+}
+
+static int probe_round_trip(void *ctx, double *ns) {
+  *ns = worker_round_trip_ns(((subgraph_run *)ctx)->st, 2000); /* the VM's mode can change between points */
+  return MAPP_OK;
+}
+
 static int metg_sweep(subgraph_run *r) {
   tb_state *st = r->st;
   long keep = st->cfg.iterations;
-  int status = MAPP_OK, low = 0;
+  tb_metg_probe probe = {.ctx = r, .run = probe_run, .calibrate = probe_calibrate, .round_trip = probe_round_trip};
+  r->sweep.tasks = total_tasks(&st->cfg), r->sweep.workers = total_workers(st);
   r->round_trip_ns[0] = worker_round_trip_ns(st, 20000);
-  for (long k = r->metg_max; status == MAPP_OK && r->nsweep < 48; k = k > 1 ? k / 2 : k - 1) {
-    st->cfg.iterations = k;
-    double kernel_ns = calibrate_kernel(st), wall = 0.0;
-    MAPP_MPI(MPI_Bcast(&kernel_ns, 1, MPI_DOUBLE, 0, st->comm)); /* one useful time for every rank */
-    double round_trip = worker_round_trip_ns(st, 2000); /* the VM's mode can change between points */
-    for (int rep = 0; rep < 3 && status == MAPP_OK; ++rep) { /* best of three, as for the kernel */
-      double again;
-      status = run_once(r, &again);
-      if (rep == 0 || again < wall) wall = again;
-    }
-    if (status != MAPP_OK) break;
-    metg_point pt = measure_point(st, kernel_ns, wall);
-    pt.round_trip_ns = round_trip;
-    r->sweep[r->nsweep++] = pt;
-    low = pt.efficiency < 0.25 ? low + 1 : 0;
-    if (low == 2 || k == 0) break;
-  }
+  int status = tb_metg_measure(&probe, r->metg_max, r->metg_repeats, &r->sweep);
   st->cfg.iterations = keep;
+  tb_state_reset(st); /* the main run starts from setup's state */
   r->round_trip_ns[1] = worker_round_trip_ns(st, 20000);
-  metg_from_sweep(r);
   return status;
+}
+
+static int keep_run_time(subgraph_run *r, double seconds) {
+  if (r->nruns == r->runs_capacity) {
+    int capacity = r->runs_capacity ? 2 * r->runs_capacity : 16;
+    double *grown = realloc(r->run_seconds, sizeof(double) * (size_t)capacity);
+    if (!grown) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory keeping %d run times", capacity);
+    r->run_seconds = grown, r->runs_capacity = capacity;
+  }
+  r->run_seconds[r->nruns++] = seconds;
+  r->run_s = seconds;
+  return MAPP_OK;
+}
+
+static int compute_on_device(subgraph_run *r) {
+  long bad = 0;
+  double seconds = 0.0;
+  if (!r->cuda_values) /* kept across --min-time's iterations */
+    MAPP_TRY(mapp_calloc((void **)&r->cuda_values, (size_t)r->cfg.width, sizeof(double), "the device's answer"));
+  MAPP_TRY(tb_cuda_run(&r->cfg, r->variant == TB_VARIANT_SUBGRAPH, &seconds, &bad, r->cuda_values));
+  MAPP_TRY(keep_run_time(r, seconds));
+  return bad ? mapp_fail(MAPP_ERR_VERIFY, "%ld device tasks read a wrong input tag", bad) : MAPP_OK;
 }
 
 static int subgraph_compute(mapp_run *run, void *state) {
   (void)run;
   subgraph_run *r = state;
-  if (r->cuda) {
-    long bad = 0;
-    MAPP_TRY(mapp_calloc((void **)&r->cuda_values, (size_t)r->cfg.width, sizeof(double), "the device's answer"));
-    MAPP_TRY(tb_cuda_run(&r->cfg, r->variant == TB_VARIANT_SUBGRAPH, &r->run_s, &bad, r->cuda_values));
-    return bad ? mapp_fail(MAPP_ERR_VERIFY, "%ld device tasks read a wrong input tag", bad) : MAPP_OK;
-  }
+  if (r->cuda) return compute_on_device(r);
   if (r->metg) MAPP_TRY(metg_sweep(r));
-  return run_once(r, &r->run_s);
+  double seconds = 0.0;
+  MAPP_TRY(run_once(r, &seconds));
+  return keep_run_time(r, seconds);
+}
+
+/* Back to setup's state: the tag ring, the copy buffers, the error and
+ * instantiation counts. The recorded, compiled subgraph is kept: replaying
+ * it reads only the ring and its own argument blocks, rewritten at every
+ * instantiation, so a replay from here gives setup's answer (the driver's
+ * digest holds every iteration to it). The device backend starts from
+ * scratch in every run. */
+static int subgraph_reset(mapp_run *run, void *state) {
+  (void)run;
+  subgraph_run *r = state;
+  if (r->st) tb_state_reset(r->st);
+  return MAPP_OK;
+}
+
+/* This rank's answer: its points' last-timestep tags (timestep, point and
+ * value), or the device's values. */
+static int subgraph_digest(mapp_run *run, void *state, uint64_t *digest) {
+  (void)run;
+  subgraph_run *r = state;
+  if (r->cuda) {
+    mapp_digest_add(digest, r->cuda_values, sizeof(double) * (size_t)r->cfg.width);
+    return MAPP_OK;
+  }
+  const tb_state *st = r->st;
+  long last = st->cfg.steps - 1;
+  const tb_tag *row = &st->ring[(last & (st->ring_steps - 1)) * st->cfg.width + st->first];
+  mapp_digest_add(digest, row, sizeof(tb_tag) * (size_t)st->count);
+  return MAPP_OK;
 }
 
 static int subgraph_verify(mapp_run *run, void *state) {
@@ -202,68 +234,161 @@ static int subgraph_verify(mapp_run *run, void *state) {
   return MAPP_OK;
 }
 
-static json_t *sweep_json(const subgraph_run *r) {
+/* The time of one timed iteration, as run->compute_s counts them: the mean
+ * of compute's runs over the iterations the driver timed (the first is a
+ * warm-up when more than one ran). */
+static double timed_run_s(const mapp_run *run, const subgraph_run *r) {
+  int first = mapp_iterations_first_timed(&run->iterations), count = run->iterations.count;
+  if (count != r->nruns || first >= count) return r->run_s; /* not repeated by the driver: the one run */
+  double sum = 0.0;
+  for (int i = first; i < count; ++i) sum += r->run_seconds[i];
+  return sum / (count - first);
+}
+
+static json_t *real_or_null(double value, bool known) { return known ? json_real(value) : json_null(); }
+
+static json_t *sweep_point_json(const tb_metg_point *pt) {
+  json_t *walls = json_array();
+  for (int i = 0; walls && i < pt->n; ++i) json_array_append_new(walls, json_real(pt->wall_s[i]));
+  return json_pack("{s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "iterations", (json_int_t)pt->iterations,
+                   "repeats", pt->n, "granularity_us", pt->granularity_us, "efficiency", pt->efficiency,
+                   "efficiency_min", pt->eff_min, "efficiency_q1", pt->eff_q1, "efficiency_q3", pt->eff_q3,
+                   "efficiency_max", pt->eff_max, "wall_s", pt->wall_median_s, "kernel_ns", pt->kernel_ns,
+                   "walls_s", walls ? walls : json_null(), "round_trip_ns",
+                   real_or_null(pt->round_trip_ns, pt->round_trip_ns > 0));
+}
+
+static json_t *sweep_json(const tb_metg_sweep *sweep) {
   json_t *arr = json_array();
-  for (int i = 0; arr && i < r->nsweep; ++i)
-    json_array_append_new(arr, json_pack("{s:f,s:f,s:f,s:f,s:o}", "iterations", r->sweep[i].iterations,
-                                         "granularity_us", r->sweep[i].granularity_us, "efficiency",
-                                         r->sweep[i].efficiency, "wall_s", r->sweep[i].wall_s, "round_trip_ns",
-                                         r->sweep[i].round_trip_ns > 0 ? json_real(r->sweep[i].round_trip_ns)
-                                                                       : json_null()));
+  for (int i = 0; arr && i < sweep->npoints; ++i) json_array_append_new(arr, sweep_point_json(&sweep->points[i]));
   return arr;
+}
+
+/* The rises that make the curve non-monotone: the dip and the point above it. */
+static json_t *rises_json(const tb_metg_sweep *sweep) {
+  json_t *arr = json_array();
+  for (int i = 0; arr && i < sweep->nrises && i < TB_METG_MAX_POINTS; ++i) {
+    const tb_metg_point *dip = &sweep->points[sweep->rises[i].dip], *rise = &sweep->points[sweep->rises[i].rise];
+    json_array_append_new(arr, json_pack("{s:I,s:f,s:f,s:I,s:f,s:f}", "dip_iterations", (json_int_t)dip->iterations,
+                                         "dip_granularity_us", dip->granularity_us, "dip_efficiency", dip->efficiency,
+                                         "iterations", (json_int_t)rise->iterations, "granularity_us",
+                                         rise->granularity_us, "efficiency", rise->efficiency));
+  }
+  return arr;
+}
+
+static void describe_metg(const subgraph_run *r, json_t *extra) {
+  const tb_metg_sweep *s = &r->sweep;
+  json_object_set_new(extra, "metg_us", real_or_null(s->metg_us, s->metg_us >= 0));
+  json_t *range = json_pack("[o,o]", real_or_null(s->metg_low_us, s->metg_low_us >= 0),
+                            real_or_null(s->metg_high_us, s->metg_high_us >= 0));
+  json_object_set_new(extra, "metg_us_quartiles", range ? range : json_null());
+  json_object_set_new(extra, "metg_repeats", json_integer(s->repeats));
+  json_object_set_new(extra, "metg_statistic", json_string("median"));
+  json_object_set_new(extra, "metg_monotone", json_boolean(s->monotone));
+  json_object_set_new(extra, "metg_precise", json_boolean(s->precise));
+  json_object_set_new(extra, "metg_flagged", json_boolean(!s->monotone || !s->precise));
+  json_object_set_new(extra, "metg_rises", rises_json(s));
+  json_object_set_new(extra, "metg_sweep", sweep_json(s));
+  for (int k = 0; k < 2; ++k)
+    json_object_set_new(extra, k ? "round_trip_ns_after" : "round_trip_ns_before",
+                        real_or_null(r->round_trip_ns[k], r->round_trip_ns[k] > 0));
+}
+
+static int describe_device(mapp_run *run, const subgraph_run *r) {
+  double tasks = total_tasks(&r->cfg), seconds = timed_run_s(run, r);
+  run->rec.steps = r->cfg.steps;
+  run->rec.fom = seconds > 0 ? tasks / seconds : 0.0;
+  run->rec.extra = json_pack("{s:s,s:f,s:f}", "pattern", tb_pattern_name(r->cfg.pattern), "tasks_per_s",
+                             run->rec.fom, "ns_per_task", seconds * 1e9 / tasks);
+  return run->rec.extra ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
+}
+
+static void describe_placement(const tb_state *st, json_t *extra) {
+  json_object_set_new(extra, "compile_s", json_real(st->compile_s));
+  json_object_set_new(extra, "spin_us", json_integer(st->cfg.spin_us));
+  json_object_set_new(extra, "host_worker", json_boolean(st->host_runs));
+  int host_cpu = st->host_runs && st->pinned ? st->cpus[0] : st->host_cpu;
+  json_object_set_new(extra, "host_cpu", host_cpu >= 0 ? json_integer(host_cpu) : json_null());
+  json_object_set_new(extra, "copy_bytes", json_integer(st->cfg.copy_bytes));
+  json_t *cpus = json_array();
+  for (int w = 0; st->pinned && w < st->cfg.workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));
+  json_object_set_new(extra, "worker_cpus", st->pinned ? cpus : (json_decref(cpus), json_null()));
+}
+
+/* "0.412" or "not crossed" (a negative crossing). */
+static const char *microseconds_text(double us, char *buf, size_t len) {
+  if (us < 0) return "not crossed";
+  snprintf(buf, len, "%.3f", us);
+  return buf;
+}
+
+/* The METG line, the sweep's points with their spread, and warnings (on
+ * stderr, even when quiet) when a stall still bent the curve or the repeats
+ * cannot place METG within TB_METG_PRECISION. */
+static void print_metg(const mapp_run *run, const subgraph_run *r) {
+  const tb_metg_sweep *s = &r->sweep;
+  const tb_config *cfg = &r->st->cfg;
+  if (!run->common.quiet) {
+    char metg[32], low[32], high[32];
+    printf("METG(50%%) %s %s width %ld graph-steps %ld (a launch every %ld steps): %s us (quartile curves %s to "
+           "%s us), median of %d runs at each of %d points (core-to-core round trip %.0f ns before, %.0f after)\n",
+           run->common.variant, tb_pattern_name(cfg->pattern), cfg->width, cfg->graph_steps, cfg->graph_steps,
+           microseconds_text(s->metg_us, metg, sizeof metg), microseconds_text(s->metg_low_us, low, sizeof low),
+           microseconds_text(s->metg_high_us, high, sizeof high), s->repeats, s->npoints, r->round_trip_ns[0],
+           r->round_trip_ns[1]);
+    printf("  %10s %14s %10s %19s %19s\n", "K", "granularity us", "efficiency", "quartiles", "min-max");
+    for (int i = 0; i < s->npoints; ++i) {
+      const tb_metg_point *pt = &s->points[i];
+      printf("  %10ld %14.4g %10.3f %9.3f-%-9.3f %9.3f-%-9.3f\n", pt->iterations, pt->granularity_us, pt->efficiency,
+             pt->eff_q1, pt->eff_q3, pt->eff_min, pt->eff_max);
+    }
+  }
+  for (int i = 0; i < s->nrises && i < TB_METG_MAX_POINTS; ++i) {
+    const tb_metg_point *dip = &s->points[s->rises[i].dip], *rise = &s->points[s->rises[i].rise];
+    fprintf(stderr,
+            "warning: METG: the efficiency curve is not monotone: %.3f at %.4g us (K = %ld) rises to %.3f at %.4g "
+            "us (K = %ld), beyond both interquartile ranges; a disturbance may have moved METG\n",
+            dip->efficiency, dip->granularity_us, dip->iterations, rise->efficiency, rise->granularity_us,
+            rise->iterations);
+  }
+  if (!s->precise) {
+    char low[32], high[32];
+    fprintf(stderr,
+            "warning: METG: imprecise: the quartile curves cross at %s and %s us, more than %.1fx apart; its runs "
+            "disagree (a disturbance during part of the sweep)\n",
+            microseconds_text(s->metg_low_us, low, sizeof low), microseconds_text(s->metg_high_us, high, sizeof high),
+            TB_METG_PRECISION);
+  }
 }
 
 static int subgraph_describe(mapp_run *run, void *state) {
   subgraph_run *r = state;
-  if (r->cuda) {
-    double tasks = total_tasks(&r->cfg);
-    run->rec.steps = r->cfg.steps;
-    run->rec.fom = r->run_s > 0 ? tasks / r->run_s : 0.0;
-    run->rec.extra = json_pack("{s:s,s:f,s:f}", "pattern", tb_pattern_name(r->cfg.pattern), "tasks_per_s",
-                               run->rec.fom, "ns_per_task", r->run_s * 1e9 / tasks);
-    return MAPP_OK;
-  }
+  if (r->cuda) return describe_device(run, r);
   tb_state *st = r->st;
   const tb_config *cfg = &st->cfg;
-  double tasks = total_tasks(cfg);
+  double tasks = total_tasks(cfg), seconds = timed_run_s(run, r), workers = total_workers(st);
+  double efficiency = tasks * r->kernel_ns * 1e-9 / (seconds * workers);
+  double granularity_us = seconds * workers / tasks * 1e6;
   mapp_run_dim(run, "width", cfg->width, st->count);
   mapp_run_dim(run, "steps", cfg->steps, cfg->steps);
   run->rec.steps = cfg->steps;
   run->rec.threads = cfg->workers;
-  run->rec.fom = run->compute_s > 0 ? tasks / r->run_s : 0.0;
-  metg_point pt = measure_point(st, r->kernel_ns, r->run_s);
+  run->rec.fom = seconds > 0 ? tasks / seconds : 0.0;
   json_t *extra = json_pack(
       "{s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:i,s:b,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "pattern",
       tb_pattern_name(cfg->pattern), "width", (json_int_t)cfg->width, "steps", (json_int_t)cfg->steps, "radix",
       (json_int_t)cfg->radix, "iterations", (json_int_t)cfg->iterations, "workers", cfg->workers, "graph_steps",
       (json_int_t)cfg->graph_steps, "run_ahead", cfg->run_ahead, "interpolate", cfg->interpolate, "chain",
       cfg->chain_finish ? "finish" : "ports", "kernel", cfg->kernel == TB_KERNEL_COMPUTE ? "compute" : "memory",
-      "tasks", tasks, "tasks_per_s", tasks / r->run_s, "ns_per_task", r->run_s * 1e9 / tasks, "kernel_ns",
-      r->kernel_ns, "efficiency", pt.efficiency, "granularity_us", pt.granularity_us, "record_s", st->record_s,
-      "instantiations", (json_int_t)st->instantiations);
+      "tasks", tasks, "tasks_per_s", run->rec.fom, "ns_per_task", seconds * 1e9 / tasks, "kernel_ns", r->kernel_ns,
+      "efficiency", efficiency, "granularity_us", granularity_us, "record_s", st->record_s, "instantiations",
+      (json_int_t)st->instantiations);
   if (!extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
-  json_object_set_new(extra, "compile_s", json_real(st->compile_s));
-  json_object_set_new(extra, "spin_us", json_integer(cfg->spin_us));
-  json_object_set_new(extra, "host_worker", json_boolean(st->host_runs));
-  int host_cpu = st->host_runs && st->pinned ? st->cpus[0] : st->host_cpu;
-  json_object_set_new(extra, "host_cpu", host_cpu >= 0 ? json_integer(host_cpu) : json_null());
-  json_object_set_new(extra, "copy_bytes", json_integer(cfg->copy_bytes));
-  json_t *cpus = json_array();
-  for (int w = 0; st->pinned && w < cfg->workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));
-  json_object_set_new(extra, "worker_cpus", st->pinned ? cpus : (json_decref(cpus), json_null()));
-  if (r->metg) {
-    json_object_set_new(extra, "metg_us", r->metg_us >= 0 ? json_real(r->metg_us) : json_null());
-    json_object_set_new(extra, "metg_sweep", sweep_json(r));
-    for (int k = 0; k < 2; ++k)
-      json_object_set_new(extra, k ? "round_trip_ns_after" : "round_trip_ns_before",
-                          r->round_trip_ns[k] > 0 ? json_real(r->round_trip_ns[k]) : json_null());
-  }
+  describe_placement(st, extra);
+  if (r->metg) describe_metg(r, extra);
   run->rec.extra = extra;
-  if (run->mpi.rank == 0 && !run->common.quiet && r->metg)
-    printf("METG(50%%) %s %s width %ld graph-steps %ld (a launch every %ld steps): %s%.3f us over %d points "
-           "(core-to-core round trip %.0f ns before, %.0f after)\n",
-           run->common.variant, tb_pattern_name(cfg->pattern), cfg->width, cfg->graph_steps, cfg->graph_steps,
-           r->metg_us >= 0 ? "" : "not crossed, ", r->metg_us, r->nsweep, r->round_trip_ns[0], r->round_trip_ns[1]);
+  if (run->mpi.rank == 0 && r->metg) print_metg(run, r);
   return MAPP_OK;
 }
 
@@ -298,6 +423,7 @@ static void subgraph_destroy(void *state) {
   subgraph_run *r = state;
   if (!r) return;
   free(r->cuda_values);
+  free(r->run_seconds);
   if (r->st) tb_subgraph_release(r->st);
   tb_state_destroy(r->st);
   free(r);
@@ -311,6 +437,8 @@ const mapp_app subgraph_app_hooks = {
     .bitwise_ranks = true,
     .fom_name = "tasks/s",
     .compute = subgraph_compute,
+    .reset = subgraph_reset,
+    .digest = subgraph_digest,
     .verify = subgraph_verify,
     .describe = subgraph_describe,
     .write = subgraph_write,

@@ -66,6 +66,11 @@ void tb_state_reset(tb_state *st) {
   atomic_store(&st->errors, 0);
   atomic_store(&st->error_claimed, 0);
   st->first_error[0] = 0;
+  st->instantiations = 0;
+  /* a copy left by the previous run would pass a reader whose copy op never ran */
+  size_t width = (size_t)st->cfg.width, bytes = (size_t)st->cfg.copy_bytes;
+  if (st->copy_in) memset(st->copy_in, 0, width * 2 * width * bytes);
+  if (st->copy_out) memset(st->copy_out, 0, width * 2 * bytes);
 }
 
 /* Workers pinned to distinct CPUs: this rank's share of the CPUs it may
@@ -106,8 +111,7 @@ static int alloc_copy_buffers(tb_state *st) {
   MAPP_TRY(mapp_size_mul(width * 2, bytes, &out_bytes, "--copy-bytes: the output buffers"));
   MAPP_TRY(mapp_alloc((void **)&st->copy_in, in_bytes, "--copy-bytes: the input buffers"));
   MAPP_TRY(mapp_alloc((void **)&st->copy_out, out_bytes, "--copy-bytes: the output buffers"));
-  memset(st->copy_in, 0, in_bytes); /* touched once here, not on the first timesteps */
-  memset(st->copy_out, 0, out_bytes);
+  /* zeroed, so touched once before the first timesteps, by tb_state_reset */
   return MAPP_OK;
 }
 
