@@ -3,8 +3,9 @@
  * replaces, on one rank (the figure of merit is higher-is-better, so a
  * ratio above 1 is a gain), with the ratio's 95 % interval (the Moses
  * interval of perfstats.h) and the verdicts of both configurations
- * (verdict.h). A ratio whose interval holds 1, or whose configurations are
- * not both stable, is said to be beyond what this machine can tell. */
+ * (verdict.h). A ratio whose interval holds 1, or one of whose
+ * configurations is too short or disturbed, is said to be beyond what this
+ * machine can tell. */
 #ifndef HARNESS_HEADLINE_H
 #define HARNESS_HEADLINE_H
 
