@@ -294,24 +294,10 @@ min_time_n1 | min_time_n2)
   # as long as --min-time alone, and the repetition is what is tested.
   n=${case_name#min_time_n}
   short="$tiny --steps 30"
-  # repeated NAME ARGS...: runs ARGS with --min-time 0.05 into NAME.h5 and
-  # NAME.json; the answer must equal ref.h5 bit for bit and the timed phase
-  # must have run more than once ($ran times). The driver stops after a first
-  # iteration that alone lasts 0.05 s, which a preempted run on a loaded
-  # machine can make it do: then the case runs again (3 tries), its answer
-  # checked each time.
-  repeated() {
-    local name=$1 try k first
-    shift
-    for try in 1 2 3; do
-      run $n "$@" --min-time 0.05 --output "$name.h5" --result "$name.json" || fail "$name: exit $?"
-      same ref.h5 "$name.h5" || fail "$name: --min-time changed the answer"
-      read -r k first < <(python3 -c "import json,sys; t=json.loads(open(sys.argv[1]).read().splitlines()[-1])['timing']; print(t['iterations'], t['seconds'][0])" "$name.json")
-      [ "$k" -gt 1 ] && { ran=$k; return 0; }
-      echo "note: $name: one iteration of $first s, no repetition (try $try); again"
-    done
-    fail "$name: the timed phase never repeated in 3 tries"
-  }
+  # repeated NAME ARGS... (min_time_repeat.sh): ARGS with --min-time, the answer
+  # against ref.h5, the timed phase repeated.
+  run_case() { run $n "$@"; }
+  . "$(dirname "${BASH_SOURCE[0]}")/../../common/tests/min_time_repeat.sh"
   run $n $short --variant memory --output ref.h5 || fail "reference run"
   i=0
   while read -r args; do
