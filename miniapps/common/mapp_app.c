@@ -250,14 +250,14 @@ static void timers_per_iteration(mapp_run *run, const mapp_timers *at_start, con
 static int run_compute(const mapp_app *app, mapp_run *run, const char *prog, void *state, int *differ) {
   mapp_iterations *it = &run->iterations;
   it->min_time = run->common.min_time;
-  mapp_timers at_start = run->timers, after_warmup = run->timers;
+  mapp_timers at_start = run->timers;
   mapp_disturb_sample before, after_first, end;
   uint64_t first = 0;
   mapp_disturb_sample_take(&before);
   double seconds;
   int status = compute_once(app, run, prog, state, &seconds);
   mapp_disturb_sample_take(&after_first);
-  after_warmup = run->timers;
+  mapp_timers after_warmup = run->timers;
   bool repeat = status == MAPP_OK && app->digest && it->min_time > 0.0;
   if (repeat) status = compare_digest(app, run, prog, state, &first, differ);
   while (repeat && status == MAPP_OK && more_iterations(it)) {
