@@ -21,8 +21,9 @@
 # --probe (only say whether a GPU is here: exit 0, or 77 as below).
 # Exit: 0 every answer right (a missed speed goal, and a cuda test left
 # unrun for want of time, are reported, not fatal); 1 a wrong answer, a
-# failed or timed-out cuda test; 2 bad usage; 77 no GPU here (one line;
-# nothing written).
+# failed or timed-out cuda test, or a goal's bench row that skipped with an
+# error (its goal says "failed", never a ratio of its zero time); 2 bad
+# usage; 77 no GPU here (one line; nothing written).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -255,12 +256,17 @@ run_benches() {
   run_bench stencil 150
 }
 
-# metric ROW KEY: the value, or nothing where the row did not run.
-metric() { awk -F'\t' -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3; exit }' "$work/metrics.tsv"; }
+# metric ROW KEY: the value, or nothing where the row did not run or
+# skipped with an error (its zero time must not become a ratio).
+metric() {
+  row_failed "$1" && return 0
+  awk -F'\t' -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3; exit }' "$work/metrics.tsv"
+}
+row_failed() { awk -F'\t' -v r="$1" '$1 == r && $2 == "error" { found = 1 } END { exit !found }' "$work/metrics.tsv"; }
 
 # One goal line of goals.txt, evaluated: appended to goals.tsv.
 evaluate_goal() {
-  local id app what kind m a b cm ca cb op goal
+  local id app what kind m a b cm ca cb op goal row
   IFS='|' read -r id app what kind m a b cm ca cb op goal <<<"$1"
   [ "$cpu" = 1 ] && m=$cm a=$ca b=$cb
   local va vb value status
@@ -270,8 +276,12 @@ evaluate_goal() {
       if (a == "" || (kind != "value" && b == "")) exit
       if (kind == "value") v = a; else if (kind == "faster") v = b / a; else v = a / b
       printf "%.4g", v }')
+  local broken=
+  for row in "$a" "$b"; do [ "$row" != - ] && row_failed "$row" && broken="$broken $row"; done
   if [ "$a" = - ]; then status="n/a: no stand-in"
-  elif [ -z "$value" ]; then status="no data (see logs/bench-$app.log)"
+  elif [ -n "$broken" ]; then
+    status="failed:$broken skipped with an error (see logs/bench-$app.log)"
+    failures=$((failures + 1))
   elif [ "$cpu" = 1 ]; then status="cpu stand-in"
   elif [ "$op" = report ]; then status=reported
   else status=$(awk -v v="$value" -v op="$op" -v g="$goal" 'BEGIN { print (op == ">=" ? v >= g : v <= g) ? "pass" : "missed" }')

@@ -8,7 +8,7 @@
 #
 # The bundle holds:
 #   payload.tgz  bin/ (the mapp programs, the test programs the cuda tests
-#                run, mpirun, mapp-gpu-info), lib/ (their non-CUDA shared
+#                run, mpirun, h5diff and h5ls, mapp-gpu-info), lib/ (their non-CUDA shared
 #                libraries) and openmpi/ (Open MPI's plugins), compressed:
 #                they travel in a third of the space; env.sh unpacks them
 #                once, outside the bundle
@@ -57,6 +57,11 @@ pack_programs() {
   # The acceptance run's device probe (static CUDA runtime: no library to pack).
   nvcc -O2 -o "$stage/bin/mapp-gpu-info" "$root/ci/gpu/device-info.cu" || die "compiling ci/gpu/device-info.cu failed"
   cp /usr/bin/orterun "$stage/bin/mpirun"
+  # The tests compare answers with HDF5's own tools (bit for bit).
+  local tool
+  for tool in h5diff h5ls; do
+    cp "$(command -v $tool)" "$stage/bin/" || die "$tool not found: install hdf5-tools"
+  done
   cp -r /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/. "$stage/openmpi/"
 }
 

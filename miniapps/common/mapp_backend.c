@@ -1,5 +1,6 @@
 #include "mapp_backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "mapp_build_info.h"
@@ -25,6 +26,10 @@ bool mapp_backend_built(mapp_backend b) {
 
 #ifndef MAPP_HAVE_CUDA
 int mapp_cuda_device_count(void) { return 0; }
+int mapp_cuda_open_context(char *why, size_t len) {
+  snprintf(why, len, "this build has no CUDA");
+  return 1;
+}
 int mapp_cuda_describe(mapp_gpu_info *info) {
   (void)info;
   return 0;

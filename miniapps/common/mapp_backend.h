@@ -32,6 +32,11 @@ bool mapp_backend_built(mapp_backend b);
 bool mapp_backend_is_cpu(mapp_backend b);
 /* Number of usable CUDA devices: 0 when CUDA is not built or no GPU/driver. */
 int mapp_cuda_device_count(void);
+/* Creates the CUDA context on the current device now (cudaFree(0)), so that
+ * what the driver and runtime hold on the host (about 100 MiB of RSS) is
+ * there before a run measures its own memory. 0 on success; otherwise the
+ * CUDA error's text in why and nonzero (always nonzero without CUDA). */
+int mapp_cuda_open_context(char *why, size_t len);
 
 /* The GPU a run used, for its record and answer file (provenance). */
 typedef struct {

@@ -18,6 +18,14 @@ extern "C" int mapp_cuda_device_count(void) {
   return count;
 }
 
+extern "C" int mapp_cuda_open_context(char *why, size_t len) {
+  cudaError_t err = cudaFree(nullptr);
+  if (err == cudaSuccess) return 0;
+  snprintf(why, len, "%s", cudaGetErrorString(err));
+  cudaGetLastError();
+  return 1;
+}
+
 // What a record and an answer file say of the GPU a run used: the device
 // the calling thread has current, its driver and the runtime linked in.
 extern "C" int mapp_cuda_describe(mapp_gpu_info *info) {

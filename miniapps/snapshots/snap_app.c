@@ -244,6 +244,13 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
   snap_state *s;
   MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "the run"));
   *state = s;
+  if (run->backend == MAPP_BACKEND_CUDA) {
+    /* The CUDA context's host memory is the runtime's, not the run's: it
+     * is made before the memory the host budget is checked against. */
+    char why[160];
+    if (mapp_cuda_open_context(why, sizeof why))
+      return mapp_fail(MAPP_ERR_SYSTEM, "creating the CUDA context failed: %s", why);
+  }
   s->rss_before = snap_peak_rss();
   s->opt = *opt;
   MAPP_TRY(snap_problem_create(run->mpi.comm, &opt->cfg, &s->p));
