@@ -99,6 +99,10 @@ printf '{"jobs": [\n' >jobsgarbage/jobs.json
 : >jobsempty/jobs.json
 printf '{"sweep":"s","runs_dir":"/tmp","repetitions":1,"jobs":[]}\n' >jobsnojobs/jobs.json
 printf 'name: c\ncheck: maybe\nruns:\n  - app: heat\n    ranks: [1]\n' >check-maybe.yaml
+printf 'name: t\ntime_limit: -1\nruns:\n  - app: heat\n    ranks: [1]\n' >time-limit-negative.yaml
+printf 'name: t\nruns:\n  - app: heat\n    ranks: [1]\n    time_limit: soon\n' >time-limit-word.yaml
+printf 'name: t\nretries: x\nruns:\n  - app: heat\n    ranks: [1]\n' >retries-word.yaml
+printf 'name: t\nruns:\n  - app: heat\n    ranks: [1]\n    retries: 1.5\n' >retries-fraction.yaml
 printf 'this is not json\n' >results-garbage/results.jsonl
 : >results-empty/results.jsonl
 printf '{"app":"heat","ranks":1' >results-half/results.jsonl
@@ -265,12 +269,13 @@ probe_mapp() {
   probe "mapp sweep (no spec)" -- "$m" sweep
   probe "mapp sweep missing" -- "$m" sweep /nonexistent.yaml
   for spec in broken empty unknown-key zero-ranks negative-ranks escape-name no-app zero-reps no-variant no-size \
-              huge-ranks runs-scalar; do
+              huge-ranks runs-scalar time-limit-negative time-limit-word retries-word retries-fraction; do
     probe "mapp sweep $spec.yaml" -- "$m" sweep "$spec.yaml" --out sweeps
   done
   probe "mapp sweep --env missing" -- "$m" sweep zero-reps.yaml --env /nonexistent.yaml
   probe "mapp sweep --out /dev/full/x" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out /dev/full/x
   probe "mapp sweep -- app flags" -- "$m" sweep zero-reps.yaml -- --steps 3
+  probe "mapp sweep --retry-failed without --resume" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --retry-failed
   # check
   probe "mapp check (no files)" -- "$m" check
   probe "mapp check one file" -- "$m" check a45.h5

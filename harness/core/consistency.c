@@ -66,7 +66,7 @@ static int compare_with(consistency_ref *ref, const char *answer, job_result *re
   const char *status = json_string_value(json_object_get(verdict, "status"));
   if (strcmp(status, "pass") != 0) {
     ref->failed = true;
-    if (res->outcome == OUTCOME_OK) res->outcome = OUTCOME_FAIL_CONSISTENCY;
+    if (res->outcome == OUTCOME_OK) job_set_outcome(res, OUTCOME_FAIL_CONSISTENCY);
   }
   return MAPP_OK;
 }

@@ -21,10 +21,11 @@ static json_t *stand_in_record(const job *j) {
 }
 
 /* The app's record when it wrote a readable one, else the stand-in. */
-static json_t *load_record(const job *j, const job_files *files) {
+static json_t *load_record(const job *j, const job_files *files, bool *apps) {
   json_error_t err;
   json_t *record = path_exists(files->result) ? json_load_file(files->result, 0, &err) : NULL;
-  if (record && json_is_object(record)) return record;
+  *apps = record && json_is_object(record);
+  if (*apps) return record;
   json_decref(record);
   return stand_in_record(j);
 }
@@ -34,7 +35,9 @@ static bool verification_failed(const json_t *record, int exit_code) {
   return exit_code == MAPP_ERR_VERIFY || (verdict && strcmp(verdict, "fail") == 0);
 }
 
-static job_outcome classify(const json_t *record, int exit_code) {
+static job_outcome classify(const json_t *record, const proc_outcome *proc) {
+  int exit_code = proc->exit_code;
+  if (proc->timed_out) return OUTCOME_FAIL_TIMEOUT;
   if (exit_code != 0 && exit_code != MAPP_ERR_VERIFY) return OUTCOME_FAIL_EXIT;
   if (verification_failed(record, exit_code)) return OUTCOME_FAIL_VERIFY;
   const char *base = json_string_value(json_object_get(json_object_get(record, "baseline"), "status"));
@@ -59,6 +62,13 @@ static int add_harness_fields(json_t *record, const job *j, const execute_option
   json_object_set_new(record, "launch", json_string(launch));
   json_object_set_new(record, "elapsed_s", json_real(proc->elapsed_s));
   json_object_set_new(record, "exit_code", json_integer(proc->exit_code));
+  json_object_set_new(record, "time_limit_s", j->time_limit > 0 ? json_real(j->time_limit) : json_null());
+  if (proc->timed_out) {
+    json_t *timeout = json_pack("{s:f, s:f, s:b}", "limit_s", j->time_limit, "elapsed_s", proc->elapsed_s, "killed",
+                                proc->killed);
+    if (!timeout) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    json_object_set_new(record, "timeout", timeout);
+  }
   return MAPP_OK;
 }
 
@@ -89,10 +99,10 @@ void job_drop_passed_output(job_result *res, const job_files *files) {
 int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
               const execute_options *opt, job_result *res) {
   *res = (job_result){.exit_code = proc->exit_code, .elapsed_s = proc->elapsed_s};
-  res->record = load_record(j, files);
+  res->record = load_record(j, files, &res->app_wrote_record);
   if (!res->record) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   MAPP_TRY(add_harness_fields(res->record, j, opt, launch, proc));
-  bool answered = proc->exit_code == 0 || proc->exit_code == MAPP_ERR_VERIFY;
+  bool answered = !proc->timed_out && (proc->exit_code == 0 || proc->exit_code == MAPP_ERR_VERIFY);
   char *case_name = NULL;
   int status = job_baseline_case(j, res->record, &case_name);
   json_t *base = NULL;
@@ -103,9 +113,10 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
   if (status == MAPP_OK) {
     json_object_set_new(res->record, "baseline", base);
     json_object_set_new(res->record, "check", json_string(check_mode_name(j->check)));
-    res->outcome = classify(res->record, proc->exit_code);
+    res->outcome = classify(res->record, proc);
     if (opt->check_baseline && res->outcome == OUTCOME_OK && j->check == CHECK_REQUIRED)
       status = require_baseline(j, case_name, base, &res->outcome);
+    job_set_outcome(res, res->outcome);
   }
   free(case_name);
   MAPP_TRY(status);
@@ -145,7 +156,8 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
   if (status == MAPP_OK) status = launch_variables(env, j, &names, &values);
   if (status == MAPP_OK && !(launch = strv_join_shell(&argv))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   proc_outcome proc;
-  proc_request req = {.argv = &argv, .env_names = &names, .env_values = &values, .log_path = files->log};
+  proc_request req = {.argv = &argv, .env_names = &names, .env_values = &values, .log_path = files->log,
+                      .time_limit_s = j->time_limit};
   if (status == MAPP_OK) status = proc_run(&req, &proc);
   if (status == MAPP_OK) status = job_judge(j, files, launch, &proc, opt, res);
   if (status == MAPP_OK && env->name) json_object_set_new(res->record, "env", json_string(env->name));
@@ -165,6 +177,26 @@ void job_outcome_text(const job_result *res, char *buf, size_t len) {
   case OUTCOME_FAIL_BASELINE: snprintf(buf, len, "FAIL (baseline)"); break;
   case OUTCOME_FAIL_UNCHECKED: snprintf(buf, len, "FAIL (no baseline)"); break;
   case OUTCOME_FAIL_CONSISTENCY: snprintf(buf, len, "FAIL (consistency)"); break;
+  case OUTCOME_FAIL_TIMEOUT: snprintf(buf, len, "FAIL (timeout after %.1f s)", res->elapsed_s); break;
+  }
+}
+
+const char *job_outcome_name(job_outcome outcome) {
+  static const char *const names[] = {"ok", "exit", "verify", "baseline", "unchecked", "consistency", "timeout"};
+  return (size_t)outcome < sizeof names / sizeof names[0] ? names[outcome] : "unknown";
+}
+
+void job_set_outcome(job_result *res, job_outcome outcome) {
+  res->outcome = outcome;
+  if (res->record) json_object_set_new(res->record, "outcome", json_string(job_outcome_name(outcome)));
+}
+
+bool job_failed_outside_app(const job_result *res) {
+  switch (res->outcome) {
+  case OUTCOME_FAIL_TIMEOUT: return true;
+  case OUTCOME_FAIL_EXIT: return res->exit_code != MAPP_ERR_INPUT;
+  case OUTCOME_FAIL_VERIFY: return res->exit_code == MAPP_ERR_VERIFY && !res->app_wrote_record;
+  default: return false;
   }
 }
 
@@ -176,6 +208,7 @@ int job_exit_status(const job_result *res) {
   case OUTCOME_FAIL_UNCHECKED:
   case OUTCOME_FAIL_CONSISTENCY: return MAPP_ERR_VERIFY;
   case OUTCOME_FAIL_EXIT: return res->exit_code == MAPP_ERR_INPUT ? MAPP_ERR_INPUT : MAPP_ERR_SYSTEM;
+  case OUTCOME_FAIL_TIMEOUT: return MAPP_ERR_SYSTEM;
   }
   return MAPP_ERR_SYSTEM;
 }

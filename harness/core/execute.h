@@ -19,7 +19,8 @@ typedef enum {
   OUTCOME_FAIL_VERIFY,  /* the app's own verification failed */
   OUTCOME_FAIL_BASELINE, /* the answer disagrees with the baseline */
   OUTCOME_FAIL_UNCHECKED, /* check: required, and no baseline to check the answer against */
-  OUTCOME_FAIL_CONSISTENCY /* the answer differs from the same sweep's 1-rank answer (consistency.h) */
+  OUTCOME_FAIL_CONSISTENCY, /* the answer differs from the same sweep's 1-rank answer (consistency.h) */
+  OUTCOME_FAIL_TIMEOUT  /* stopped at its time limit */
 } job_outcome;
 
 typedef struct {
@@ -34,6 +35,7 @@ typedef struct {
   job_outcome outcome;
   int exit_code;
   double elapsed_s;
+  bool app_wrote_record; /* the record is the app's, not the harness's stand-in */
 } job_result;
 
 /* Launches j writing `files` (whose folder must exist) and judges it. */
@@ -41,7 +43,8 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
                 job_result *res);
 /* Judges a finished launch: its record (or a stand-in when the app wrote
  * none), the harness fields "key", "sweep", "repetition", "launch",
- * "elapsed_s", "exit_code", "check" and "baseline", and the outcome. Under
+ * "elapsed_s", "exit_code", "check", "baseline" and "outcome" ("timeout":
+ * {"limit_s", "elapsed_s", "killed"} when the launch was stopped), and the outcome. Under
  * check: required a baseline that is missing fails the run, and its
  * "baseline" object names the `mapp bless` command ("bless") that makes it. */
 int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
@@ -50,8 +53,20 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
  * would fill the disk with answers nobody reads): removes it, and the
  * record's "output" becomes null. A failed run keeps its answer. */
 void job_drop_passed_output(job_result *res, const job_files *files);
-/* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)", "FAIL (no baseline)", "FAIL (consistency)". */
+/* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)", "FAIL (no baseline)", "FAIL (consistency)",
+ * "FAIL (timeout after 5.0 s)". */
 void job_outcome_text(const job_result *res, char *buf, size_t len);
+/* The record's "outcome": "ok", "exit", "verify", "baseline", "unchecked",
+ * "consistency" or "timeout". */
+const char *job_outcome_name(job_outcome outcome);
+/* Sets res->outcome and the record's "outcome" field together. */
+void job_set_outcome(job_result *res, job_outcome outcome);
+/* A failure outside the app's own verdict, which launching again may
+ * mend: a timeout, a signal, an exit other than 0, 1 (a wrong answer) and
+ * 2 (bad input), or an exit 1 from a launch whose app wrote no record (the
+ * launcher's own failure: the app writes its record before it exits 1).
+ * Never a failed verification, baseline or consistency check. */
+bool job_failed_outside_app(const job_result *res);
 /* The exit status a one-off run reports: 0 ok, 1 verification or baseline
  * failed, 2 the app rejected its input, 3 anything else went wrong. */
 int job_exit_status(const job_result *res);

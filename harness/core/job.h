@@ -33,6 +33,7 @@ typedef struct {
   check_mode check;
   const char *baseline_case; /* the baseline of a custom problem (a spec entry's `case:`; may be NULL) */
   double min_time;        /* --min-time of the app (0: none); how it is measured, not what */
+  double time_limit;      /* seconds the launch may take (0: none) */
 } job;
 
 /* The files a job writes, all named after its stem in one directory. */

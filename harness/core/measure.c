@@ -65,6 +65,12 @@ int measure_parse(const yaml_map *m, const measure_spec *inherited, measure_spec
   MAPP_TRY(get_number(m, "max_repetitions", false, 1, 1e6, &max_reps));
   out->max_repetitions = (long)max_reps;
   MAPP_TRY(get_number(m, "max_seconds", false, 0.001, 1e9, &out->max_seconds));
+  MAPP_TRY(get_number(m, "time_limit", false, 0.001, 1e9, &out->time_limit));
+  double retries = (double)out->retries;
+  MAPP_TRY(get_number(m, "retries", false, 0, 100, &retries));
+  if (retries != floor(retries))
+    return yaml_error_at(m, "retries", "'retries' must be a whole number from 0 to 100, got %g", retries);
+  out->retries = (long)retries;
   if (out->auto_repetitions && out->max_repetitions < out->repetitions)
     return yaml_error_at(m, "max_repetitions", "'max_repetitions' of %ld is below the %ld runs repetitions: auto "
                          "starts with (the fewest with a 95 %% interval of the median)",

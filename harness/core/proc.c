@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@ static void forward_and_die(int sig) {
   pid_t child = (pid_t)running_child;
   if (child > 0) {
     kill(child, sig);
+    kill(-child, sig); /* its process group, where it has one of its own */
     const struct timespec tick = {0, 50 * 1000 * 1000};
     int waited = 0;
     while (waitpid(child, NULL, WNOHANG) == 0 && waited++ < 200) nanosleep(&tick, NULL);
@@ -60,6 +63,15 @@ typedef struct {
 static void child_exec(const proc_request *req, int stdout_fd, int report_fd) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
+  if (req->time_limit_s > 0) {
+    /* A group of its own, so the limit can signal all of it at once; off
+     * the terminal's foreground group, so nothing of it may read the
+     * terminal (a stopped mpirun would never end): stdin is /dev/null. */
+    setpgid(0, 0);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    if (null > STDIN_FILENO) close(null);
+  }
   for (size_t i = 0; req->env_names && i < req->env_names->count; ++i)
     setenv(req->env_names->items[i], req->env_values->items[i], 1);
   child_failure failure = {STEP_LOG, 0};
@@ -102,11 +114,138 @@ static int read_all(int fd, char **text) {
   return MAPP_OK;
 }
 
+static void set_exit_code(int wstatus, proc_outcome *out) {
+  out->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
 static int wait_child(pid_t pid, proc_outcome *out) {
   int wstatus;
   while (waitpid(pid, &wstatus, 0) < 0)
     if (errno != EINTR) return mapp_fail(MAPP_ERR_SYSTEM, "waitpid failed: %s", strerror(errno));
-  out->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  set_exit_code(wstatus, out);
+  return MAPP_OK;
+}
+
+static void sleep_seconds(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+/* ---------------------------------------------------------------- the tree */
+
+enum { MAX_TREE = 4096 };
+
+/* The parent of pid from /proc/PID/stat (after the command's closing
+ * parenthesis, which the command itself may contain); 0 when it is gone. */
+static pid_t parent_of(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  const char *close_paren = strrchr(buf, ')');
+  char state;
+  int ppid;
+  if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) return 0;
+  return (pid_t)ppid;
+}
+
+/* Every live descendant of this process (the launch's, as only one child
+ * runs at a time): with the subreaper set, orphans of the launch are ours. */
+static size_t our_descendants(pid_t *out, size_t max) {
+  pid_t pids[MAX_TREE], parents[MAX_TREE];
+  size_t n = 0, found = 0;
+  DIR *proc = opendir("/proc");
+  if (!proc) return 0;
+  for (struct dirent *e; (e = readdir(proc)) && n < MAX_TREE;) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0) continue;
+    pid_t parent = parent_of((pid_t)pid);
+    if (parent > 0) pids[n] = (pid_t)pid, parents[n++] = parent;
+  }
+  closedir(proc);
+  /* Breadth first from ourselves: out[] is the queue. */
+  pid_t self = getpid();
+  for (size_t head = 0;; ++head) {
+    pid_t from = head == 0 ? self : out[head - 1];
+    for (size_t i = 0; i < n && found < max; ++i)
+      if (parents[i] == from) out[found++] = pids[i];
+    if (head >= found) break;
+  }
+  return found;
+}
+
+static void signal_tree(pid_t child, int sig) {
+  pid_t tree[MAX_TREE];
+  kill(-child, sig);
+  size_t n = our_descendants(tree, MAX_TREE);
+  for (size_t i = 0; i < n; ++i) kill(tree[i], sig);
+}
+
+/* Reaps the child (its status into *out the first time) and any orphan
+ * that was handed to us and has ended. */
+static void reap(pid_t child, bool *child_done, proc_outcome *out) {
+  int wstatus;
+  for (pid_t got; (got = waitpid(-1, &wstatus, WNOHANG)) > 0;)
+    if (got == child && !*child_done) {
+      set_exit_code(wstatus, out);
+      *child_done = true;
+    }
+}
+
+/* Waits up to `seconds` for the child and every other descendant to end. */
+static bool tree_ends_within(pid_t child, double seconds, bool *child_done, proc_outcome *out) {
+  pid_t tree[MAX_TREE];
+  for (double waited = 0.0;; waited += 0.02) {
+    reap(child, child_done, out);
+    if (*child_done && our_descendants(tree, MAX_TREE) == 0) return true;
+    if (waited >= seconds) return false;
+    sleep_seconds(0.02);
+  }
+}
+
+/* At the limit: SIGTERM to the whole tree, SIGKILL to what is left after
+ * the grace period, then every process of it reaped. */
+static void stop_tree(pid_t child, double grace, bool *child_done, proc_outcome *out) {
+  signal_tree(child, SIGTERM);
+  if (tree_ends_within(child, grace, child_done, out)) return;
+  out->killed = true;
+  for (int round = 0; round < 50 && !tree_ends_within(child, 0.1, child_done, out); ++round)
+    signal_tree(child, SIGKILL);
+}
+
+/* The child under a time limit: polled (1 ms, growing to 20 ms) until it
+ * ends or the limit passes. Whatever of the launch outlived its launcher
+ * is ended too: a run is over when its launcher is. */
+static int wait_child_limited(pid_t pid, const proc_request *req, double start, proc_outcome *out) {
+  bool done = false;
+  double tick = 0.001;
+  while (!done) {
+    reap(pid, &done, out);
+    if (done) break;
+    if (monotonic_seconds() - start >= req->time_limit_s) {
+      out->timed_out = true;
+      stop_tree(pid, req->grace_s > 0 ? req->grace_s : PROC_DEFAULT_GRACE_S, &done, out);
+      break;
+    }
+    sleep_seconds(tick);
+    if (tick < 0.02) tick *= 2;
+  }
+  if (!tree_ends_within(pid, 0.0, &done, out)) stop_tree(pid, 0.0, &done, out);
+  if (!done) return mapp_fail(MAPP_ERR_SYSTEM, "process %d did not end after SIGKILL", (int)pid);
+  return MAPP_OK;
+}
+
+/* The harness adopts what a time-limited launch leaves without a parent. */
+static int become_subreaper(void) {
+  static bool done = false;
+  if (done) return MAPP_OK;
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    return mapp_fail(MAPP_ERR_SYSTEM, "prctl(PR_SET_CHILD_SUBREAPER) failed: %s", strerror(errno));
+  done = true;
   return MAPP_OK;
 }
 
@@ -136,6 +275,8 @@ static int cloexec_pipe(int fds[2]) {
 
 static int spawn(const proc_request *req, char **captured, proc_outcome *out) {
   int report[2], capture[2] = {-1, -1};
+  *out = (proc_outcome){0};
+  if (req->time_limit_s > 0) MAPP_TRY(become_subreaper());
   if (cloexec_pipe(report) != MAPP_OK || (captured && cloexec_pipe(capture) != MAPP_OK))
     return MAPP_ERR_SYSTEM;
   install_forwarding();
@@ -145,10 +286,11 @@ static int spawn(const proc_request *req, char **captured, proc_outcome *out) {
   if (pid < 0) return mapp_fail(MAPP_ERR_SYSTEM, "fork failed: %s", strerror(errno));
   if (pid == 0) child_exec(req, capture[1], report[1]);
   running_child = pid;
+  if (req->time_limit_s > 0) setpgid(pid, pid); /* as the child does: whichever runs first */
   close(report[1]);
   if (captured) close(capture[1]);
   int status = captured ? read_all(capture[0], captured) : MAPP_OK;
-  int waited = wait_child(pid, out);
+  int waited = req->time_limit_s > 0 ? wait_child_limited(pid, req, start, out) : wait_child(pid, out);
   running_child = 0;
   out->elapsed_s = monotonic_seconds() - start;
   int started = start_error(report[0], req);

@@ -1,10 +1,19 @@
 /* Child processes: the launcher running an app, gnuplot, sbatch, an app's
  * --list. The harness waits for each; a SIGINT or SIGTERM that stops the
  * harness is passed on to the running child first, so an interrupted sweep
- * leaves no orphaned mpirun behind. */
+ * leaves no orphaned mpirun behind.
+ *
+ * A child may have a time limit. It runs in a process group of its own,
+ * and the harness is a child subreaper (prctl), so every process the
+ * launch starts stays the harness's descendant even when its parent dies
+ * (the ranks of an mpirun that was killed). At the limit the whole tree
+ * gets SIGTERM, and SIGKILL after the grace period: a launcher that does
+ * not forward signals, or ranks that ignore SIGTERM, leave nothing
+ * behind. */
 #ifndef HARNESS_PROC_H
 #define HARNESS_PROC_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "strv.h"
@@ -14,11 +23,17 @@ typedef struct {
   const strv *env_names, *env_values; /* set in the child (may be NULL) */
   const char *log_path;             /* stdout and stderr go here (NULL: inherited) */
   const char *cwd;                  /* working directory of the child (NULL: ours) */
+  double time_limit_s;              /* > 0: stop the child's whole tree after this long */
+  double grace_s;                   /* SIGTERM to SIGKILL at the limit (0: PROC_DEFAULT_GRACE_S) */
 } proc_request;
+
+#define PROC_DEFAULT_GRACE_S 5.0
 
 typedef struct {
   int exit_code;    /* the child's exit status, or 128 + signal */
   double elapsed_s; /* wall-clock, monotonic */
+  bool timed_out;   /* stopped at its time limit */
+  bool killed;      /* still there after the grace period: SIGKILL */
 } proc_outcome;
 
 /* Runs the child to completion. Failing to start it (no such program) is an

@@ -472,7 +472,7 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .label = run->label, .params = combo->params, .params_text = combo->text,
                           .reference = app->reference, .check = run->check, .baseline_case = run->case_name,
                           .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda"),
-                          .min_time = run->measure.min_time},
+                          .min_time = run->measure.min_time, .time_limit = run->measure.time_limit},
                   .measure = &run->measure,
                   .combo = app_combo(app, variants[v], run->backends.items[b]),
                   .bitwise_ranks = app->bitwise_ranks};

@@ -116,3 +116,63 @@ int sweep_done_keys(const char *results_file, bool resume, json_t **keys) {
   json_decref(records);
   return *keys ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
+
+bool sweep_record_failed(const json_t *record) {
+  const char *outcome = json_string_value(json_object_get(record, "outcome"));
+  if (outcome) return strcmp(outcome, "ok") != 0;
+  const char *verify = json_string_value(json_object_get(json_object_get(record, "verification"), "status"));
+  const char *base = json_string_value(json_object_get(json_object_get(record, "baseline"), "status"));
+  return json_integer_value(json_object_get(record, "exit_code")) != 0 || (verify && strcmp(verify, "fail") == 0) ||
+         (base && strcmp(base, "fail") == 0);
+}
+
+/* The records as JSON lines (malloc'd). */
+static char *jsonl_text(const json_t *records) {
+  size_t len = 0, i;
+  char *text = strdup("");
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    char *line = json_dumps(r, JSON_COMPACT);
+    char *grown = line && text ? realloc(text, len + strlen(line) + 2) : NULL;
+    if (!grown) {
+      free(line);
+      free(text);
+      return NULL;
+    }
+    text = grown;
+    len += (size_t)sprintf(text + len, "%s\n", line);
+    free(line);
+  }
+  return text;
+}
+
+int sweep_set_failed_aside(const char *results_file, size_t *moved) {
+  *moved = 0;
+  if (!path_exists(results_file)) return MAPP_OK;
+  json_t *records, *kept = json_array(), *failed = json_array();
+  MAPP_TRY(results_load(results_file, &records));
+  size_t i;
+  json_t *r;
+  json_array_foreach(records, i, r) json_array_append(sweep_record_failed(r) ? failed : kept, r);
+  int status = MAPP_OK;
+  *moved = json_array_size(failed);
+  if (*moved) {
+    char stamp[32], *dir = path_dirname(results_file), *aside = NULL, *failed_text = jsonl_text(failed),
+                    *kept_text = jsonl_text(kept);
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
+    aside = dir ? str_printf("%s/results-retried-%s.jsonl", dir, stamp) : NULL;
+    if (!aside || !failed_text || !kept_text) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    /* The failed records are written aside before they leave results.jsonl. */
+    if (status == MAPP_OK) status = write_text_file(aside, failed_text);
+    if (status == MAPP_OK) status = write_text_file(results_file, kept_text);
+    free(dir);
+    free(aside);
+    free(failed_text);
+    free(kept_text);
+  }
+  json_decref(records);
+  json_decref(kept);
+  json_decref(failed);
+  return status;
+}

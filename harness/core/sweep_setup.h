@@ -46,5 +46,13 @@ void sweep_paths_free(sweep_paths *p);
 /* The keys of the records already in results_file when resuming, else an
  * empty set. */
 int sweep_done_keys(const char *results_file, bool resume, json_t **keys);
+/* A record of a run that failed: its "outcome" is not "ok" (records older
+ * than that field: a nonzero exit, or a failed verification or baseline). */
+bool sweep_record_failed(const json_t *record);
+/* --resume --retry-failed: the failed runs' records leave results_file for
+ * results-retried-<time>.jsonl beside it (nothing is lost, and the report
+ * reads results.jsonl alone), so the resumed sweep runs them again;
+ * *moved says how many. */
+int sweep_set_failed_aside(const char *results_file, size_t *moved);
 
 #endif

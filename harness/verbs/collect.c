@@ -62,6 +62,14 @@ static bool read_status_file(const char *path, proc_outcome *out) {
   return ok;
 }
 
+/* The batch script runs each launch under timeout(1): 124 is its SIGTERM
+ * at the limit, 137 its SIGKILL after the grace period. */
+static void note_timeout(const job *j, proc_outcome *proc) {
+  bool at_limit = j->time_limit > 0 && proc->elapsed_s >= j->time_limit;
+  proc->timed_out = proc->exit_code == 124 || (proc->exit_code == 137 && at_limit);
+  proc->killed = proc->exit_code == 137 && at_limit;
+}
+
 /* Judges a repetition that has ended and appends its record. */
 /* scheduler_state: the state of a job that ended without this repetition's
  * status (cancelled, out of time, ...; proc->exit_code is then -1), recorded
@@ -96,7 +104,7 @@ static int collect_repetition(const json_t *entry, const job *j, const char *run
   char *key = job_key(j), *stem = job_stem(j);
   char *status_path = stem ? str_printf("%s/%s.status", runs_dir, stem) : NULL;
   job_files files = {0};
-  proc_outcome proc;
+  proc_outcome proc = {0};
   const char *ended_state = NULL;
   int status = key && status_path ? job_files_make(runs_dir, j, &files) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   bool finished = status == MAPP_OK && !json_object_get(done, key) && read_status_file(status_path, &proc);
@@ -115,8 +123,10 @@ static int collect_repetition(const json_t *entry, const job *j, const char *run
     ++tally->already;
   else if (status == MAPP_OK && !finished && !ended_state)
     ++tally->pending;
-  else if (status == MAPP_OK)
+  else if (status == MAPP_OK) {
+    if (!ended_state) note_timeout(j, &proc);
     status = collect_finished(entry, j, &files, &proc, ended_state, sweep, results_file, tally);
+  }
   job_files_free(&files);
   free(status_path);
   free(stem);
@@ -141,6 +151,7 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
     if (!runs_dir || !j.app || !j.variant || !j.backend || !j.size || !j.scaling)
       return mapp_fail(MAPP_ERR_INPUT, "jobs.json: job %zu is incomplete", i);
     j.label = json_string_value(json_object_get(e, "label"));
+    j.time_limit = json_number_value(json_object_get(e, "time_limit")); /* 0 in jobs.json files older than it */
     strv args = {0};
     size_t k;
     const json_t *arg;

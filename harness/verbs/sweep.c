@@ -1,5 +1,6 @@
 /* mapp sweep SPEC.yaml: every job of the spec, one record per run appended
  * to results/<name>/results.jsonl as it ends, progress on stdout. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,13 @@
 #include "selection.h"
 #include "spec.h"
 #include "sweep_setup.h"
+#include "timelimit.h"
 #include "verbs.h"
 
 typedef struct {
   size_t ran, failed, skipped_build, skipped_done;
+  size_t flaky;  /* passed after a retry */
+  strv failures; /* "LABEL: FAIL (...)" of each failed run, for the summary */
 } sweep_tally;
 
 typedef struct {
@@ -83,25 +87,81 @@ static int judge_consistency(sweep_context *ctx, const sweep_job *sj, const job_
   return MAPP_OK;
 }
 
+/* One attempt of a launch, as the record's "attempts" keeps it. */
+static int note_attempt(json_t *attempts, const job_result *res) {
+  int signal = res->exit_code > 128 ? res->exit_code - 128 : 0;
+  json_t *a = json_pack("{s:i, s:o, s:f, s:s}", "exit_code", res->exit_code, "signal",
+                        signal ? json_integer(signal) : json_null(), "elapsed_s", res->elapsed_s, "outcome",
+                        job_outcome_name(res->outcome));
+  if (!a || json_array_append_new(attempts, a) != 0) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  return MAPP_OK;
+}
+
+/* The log of an attempt that is launched again stays, as STEM.attemptN.log. */
+static int keep_attempt_log(const job_files *files, long attempt) {
+  size_t stem = strlen(files->log) - strlen(".log");
+  char *kept = str_printf("%.*s.attempt%ld.log", (int)stem, files->log, attempt);
+  if (!kept) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = rename(files->log, kept) == 0 ? MAPP_OK
+                                             : mapp_fail(MAPP_ERR_SYSTEM, "keeping the log %s as %s failed: %s",
+                                                         files->log, kept, strerror(errno));
+  free(kept);
+  return status;
+}
+
+/* Launches the job, and again (up to its entry's retries) while it fails
+ * outside the app's own verdict; every attempt is in the record. */
+static int execute_with_retries(sweep_context *ctx, const sweep_job *sj, const job_files *files, job_result *res) {
+  json_t *attempts = json_array();
+  if (!attempts) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = MAPP_OK;
+  for (long attempt = 1; status == MAPP_OK; ++attempt) {
+    status = job_execute(ctx->env, &sj->job, files, &ctx->opt, res);
+    if (status == MAPP_OK) status = note_attempt(attempts, res);
+    if (status != MAPP_OK || !job_failed_outside_app(res) || attempt > sj->measure->retries) break;
+    char verdict[64];
+    job_outcome_text(res, verdict, sizeof verdict);
+    printf("%s %.1f s, launching again (retry %ld of %ld) ... ", verdict, res->elapsed_s, attempt,
+           sj->measure->retries);
+    fflush(stdout);
+    status = keep_attempt_log(files, attempt);
+    job_result_free(res);
+  }
+  if (status == MAPP_OK) json_object_set_new(res->record, "attempts", attempts);
+  else json_decref(attempts);
+  return status;
+}
+
+static int note_failure(sweep_tally *tally, const job *j, const char *verdict) {
+  char *label = job_label(j);
+  int status = label ? strv_pushf(&tally->failures, "%s: %s", label, verdict) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(label);
+  return status;
+}
+
 /* Runs one job, appends its record and prints how it went. */
 static int sweep_one(sweep_context *ctx, const sweep_job *sj, sweep_tally *tally) {
   const job *j = &sj->job;
   job_files files;
-  job_result res;
+  job_result res = {0};
   MAPP_TRY(job_files_make(ctx->runs_dir, j, &files));
-  int status = job_execute(ctx->env, j, &files, &ctx->opt, &res);
+  int status = execute_with_retries(ctx, sj, &files, &res);
   if (status == MAPP_OK) status = judge_consistency(ctx, sj, &files, &res);
   if (status == MAPP_OK) status = results_append(ctx->results_file, res.record);
   if (status == MAPP_OK) {
     char verdict[64];
     job_outcome_text(&res, verdict, sizeof verdict);
     printf("%s %.1f s", verdict, res.elapsed_s);
+    size_t attempts = json_array_size(json_object_get(res.record, "attempts"));
+    if (attempts > 1) printf(" (attempt %zu)", attempts);
     if (res.outcome == OUTCOME_FAIL_UNCHECKED) print_missing_baseline(&res);
     else if (res.outcome == OUTCOME_FAIL_CONSISTENCY) print_inconsistency(&res);
     else if (res.outcome != OUTCOME_OK) print_failure_hint(j, &files);
     printf("\n");
     ++tally->ran;
     tally->failed += res.outcome != OUTCOME_OK;
+    tally->flaky += res.outcome == OUTCOME_OK && attempts > 1;
+    if (res.outcome != OUTCOME_OK) status = note_failure(tally, j, verdict);
   }
   job_result_free(&res);
   job_files_free(&files);
@@ -162,6 +222,8 @@ static int sweep_rounds(sweep_context *ctx, const sweep_jobs *first, sweep_tally
 static void print_summary(const sweep_spec *spec, const char *results_file, const sweep_tally *t) {
   printf("sweep %s: %zu ran (%zu ok, %zu failed), %zu skipped as not built, %zu already done\n", spec->name,
          t->ran, t->ran - t->failed, t->failed, t->skipped_build, t->skipped_done);
+  if (t->flaky) printf("flaky: %zu run%s passed only after a retry\n", t->flaky, t->flaky == 1 ? "" : "s");
+  for (size_t i = 0; i < t->failures.count; ++i) printf("failed: %s\n", t->failures.items[i]);
   printf("results: %s\n", results_file);
 }
 
@@ -175,6 +237,7 @@ static int check_placement(const sweep_setup *setup) {
 typedef struct {
   const char *spec_path, *out, *env_path;
   bool resume, keep_output, dry_run;
+  bool retry_failed; /* with resume: run the failed jobs again */
   bool history; /* add the finished sweep to the performance history */
   selection select;
 } sweep_request;
@@ -206,7 +269,18 @@ static int add_to_history(const char *out, char *results_file) {
   return status;
 }
 
+/* --resume --retry-failed: failed records leave results.jsonl (kept aside). */
+static int retry_failed(const char *results_file) {
+  size_t moved;
+  MAPP_TRY(sweep_set_failed_aside(results_file, &moved));
+  printf("--retry-failed: %zu failed run%s to run again (their records kept in results-retried-*.jsonl)\n", moved,
+         moved == 1 ? "" : "s");
+  return MAPP_OK;
+}
+
 static int sweep(const sweep_request *req) {
+  if (req->retry_failed && !req->resume)
+    return mapp_fail(MAPP_ERR_INPUT, "--retry-failed runs the failed jobs of an earlier sweep again: it needs --resume");
   sweep_setup setup;
   MAPP_TRY(sweep_open(req, &setup));
   if (req->dry_run) {
@@ -217,7 +291,9 @@ static int sweep(const sweep_request *req) {
   sweep_paths paths = {0};
   json_t *done = NULL;
   int status = sweep_paths_prepare(&setup.spec, req->spec_path, req->out, req->resume, "sweep", &paths);
+  if (status == MAPP_OK && req->retry_failed) status = retry_failed(paths.results_file);
   if (status == MAPP_OK) status = sweep_done_keys(paths.results_file, req->resume, &done);
+  if (status == MAPP_OK) status = time_limits_apply(paths.dir, &setup.jobs);
   sweep_tally tally = {0};
   sweep_context ctx = {.env = &setup.env, .results_file = paths.results_file,
                        .runs_dir = paths.runs_dir, .done = done,
@@ -235,6 +311,7 @@ static int sweep(const sweep_request *req) {
     if (added != MAPP_OK) status = added;
   }
   json_decref(done);
+  strv_free(&tally.failures);
   sweep_paths_free(&paths);
   sweep_setup_close(&setup);
   return status;
@@ -246,6 +323,8 @@ int verb_sweep(int argc, char **argv) {
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &req.out, .help = "results root: records go to OUT/<name>/"},
       {.name = "resume", .kind = MAPP_OPT_FLAG, .dest = &req.resume,
        .help = "skip jobs already in results.jsonl (otherwise an earlier results.jsonl is moved aside)"},
+      {.name = "retry-failed", .kind = MAPP_OPT_FLAG, .dest = &req.retry_failed,
+       .help = "with --resume: run the jobs whose runs failed again (their records move to results-retried-*.jsonl)"},
       {.name = "env", .kind = MAPP_OPT_STRING, .dest = &req.env_path, .help = "environment file",
        .default_text = "envs/local.yaml"},
       {.name = "keep-output", .kind = MAPP_OPT_FLAG, .dest = &req.keep_output,
