@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "job.h"
 #include "mapp_error.h"
 #include "proc.h"
+#include "results.h"
+#include "verdict.h"
 #include "strv.h"
 
 /* Enough of a failed run's log to see why without opening it. */
@@ -775,5 +778,136 @@ int junit_add_record(junit_suite *s, const json_t *record) {
   record_case rc = {0};
   int status = add_record_case(s, record, &rc);
   record_case_free(&rc);
+  return status;
+}
+
+/* ---------------------------------------------------------------- configurations */
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median figure of merit of the passed runs among records; NAN for none. */
+static double median_fom(const json_t *runs) {
+  size_t n = 0, i;
+  const json_t *r;
+  double *values = malloc((json_array_size(runs) + 1) * sizeof *values);
+  if (!values) return NAN;
+  json_array_foreach(runs, i, r) {
+    record_case rc = {0};
+    judge_record(r, &rc);
+    const json_t *v = json_object_get(json_object_get(r, "fom"), "value");
+    if (rc.status == JUNIT_PASS && json_is_number(v)) values[n++] = json_number_value(v);
+    record_case_free(&rc);
+  }
+  qsort(values, n, sizeof *values, compare_doubles);
+  double median = n == 0 ? NAN : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  free(values);
+  return median;
+}
+
+/* The record that stands for a configuration's runs (a new reference). */
+static json_t *configuration_record(const char *config, const json_t *runs) {
+  const json_t *chosen = json_array_get(runs, json_array_size(runs) - 1), *r;
+  double seconds = 0.0;
+  size_t i;
+  json_array_foreach(runs, i, r) {
+    record_case rc = {0};
+    judge_record(r, &rc);
+    bool failed = rc.status != JUNIT_PASS;
+    record_case_free(&rc);
+    seconds += number_at(r, "elapsed_s", 0);
+    if (failed && chosen == json_array_get(runs, json_array_size(runs) - 1)) chosen = r;
+  }
+  json_t *out = json_deep_copy(chosen);
+  if (!out) return NULL;
+  json_object_set_new(out, "key", json_string(config));
+  json_object_set_new(out, "repetitions", json_integer((json_int_t)json_array_size(runs)));
+  json_object_set_new(out, "elapsed_s", json_real(seconds));
+  double median = median_fom(runs);
+  json_t *fom = json_object_get(out, "fom");
+  if (json_is_object(fom) && !isnan(median)) json_object_set_new(fom, "value", json_real(median));
+  /* The statistics' verdict on the runs (stable, noisy, too-short, disturbed). */
+  verdict_summary verdict;
+  if (verdict_of_records(runs, 0.0, &verdict) == MAPP_OK)
+    json_object_set_new(out, "verdict", json_string(verdict_name(verdict.kind)));
+  else
+    mapp_error_clear();
+  return out;
+}
+
+int junit_add_configurations(junit_suite *s, const json_t *records) {
+  json_t *groups = json_object(); /* configuration key -> its runs, in first-seen order */
+  if (!groups) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = MAPP_OK;
+  size_t i;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    char *key = job_key_of_record(r), *config = key ? job_configuration_key(key) : NULL;
+    if (!config) status = mapp_fail(MAPP_ERR_INPUT, "record %zu has no key to name its JUnit case", i + 1);
+    json_t *runs = config ? json_object_get(groups, config) : NULL;
+    if (config && !runs) json_object_set_new(groups, config, runs = json_array());
+    if (runs) json_array_append(runs, (json_t *)r);
+    free(config);
+    free(key);
+    if (status != MAPP_OK) break;
+  }
+  const char *config;
+  json_t *runs;
+  json_object_foreach(groups, config, runs) {
+    if (status != MAPP_OK) break;
+    json_t *record = configuration_record(config, runs);
+    status = record ? junit_add_record(s, record) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    json_decref(record);
+  }
+  json_decref(groups);
+  return status;
+}
+
+int junit_add_skipped(junit_suite *s, const char *key, const char *reason) {
+  char *classname = NULL, *name = NULL;
+  MAPP_TRY(junit_names_of_key(key, &classname, &name));
+  junit_case c = {.classname = classname, .name = name, .status = JUNIT_SKIPPED, .message = reason};
+  int status = junit_add_case(s, &c);
+  free(classname);
+  free(name);
+  return status;
+}
+
+int junit_check_path(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return mapp_fail(MAPP_ERR_INPUT, "--junit %s is a folder: give a file name", path);
+  char *dir = path_dirname(path);
+  if (!dir) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = access(dir, W_OK) == 0 ? MAPP_OK
+                                      : mapp_fail(MAPP_ERR_INPUT, "--junit %s cannot be written: %s: %s", path, dir,
+                                                  strerror(errno));
+  free(dir);
+  return status;
+}
+
+int junit_write_results(const char *path, const char *suite_name, const char *results_file,
+                        const strv *skipped_keys, const strv *skip_reasons) {
+  json_t *records = NULL, *seen = json_object();
+  junit_suite *suite = NULL;
+  int status = seen ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && path_exists(results_file)) status = results_load(results_file, &records);
+  if (status == MAPP_OK) status = junit_suite_new(suite_name, &suite);
+  if (status == MAPP_OK && records) status = junit_add_configurations(suite, records);
+  for (size_t i = 0; status == MAPP_OK && skipped_keys && i < skipped_keys->count; ++i) {
+    char *config = job_configuration_key(skipped_keys->items[i]);
+    if (!config) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    else if (!json_object_get(seen, config)) {
+      json_object_set_new(seen, config, json_true());
+      status = junit_add_skipped(suite, config, skip_reasons ? skip_reasons->items[i] : "not run");
+    }
+    free(config);
+  }
+  if (status == MAPP_OK) status = junit_write(suite, path);
+  junit_suite_free(suite);
+  json_decref(records);
+  json_decref(seen);
   return status;
 }

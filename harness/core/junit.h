@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "strv.h"
+
 typedef enum {
   JUNIT_PASS,
   JUNIT_FAILURE, /* a wrong answer, a missing required baseline, a timeout, a slowdown */
@@ -74,6 +76,22 @@ int junit_add_case(junit_suite *s, const junit_case *c);
  * repetitions, attempts (a count, or the length of a list). A record that
  * cannot be named (no key, no app/variant/...) is an input error. */
 int junit_add_record(junit_suite *s, const json_t *record);
+/* One case per configuration (the records' keys without the repetition,
+ * in the order they first appear): the first failed run of it, else its
+ * last, named without a repetition, with "repetitions" (its runs), the
+ * median figure of merit of its passed runs, the statistics' verdict on
+ * them (verdict.h) and the sum of their times. */
+int junit_add_configurations(junit_suite *s, const json_t *records);
+/* A skipped case for a job key (a backend this build lacks, no device). */
+int junit_add_skipped(junit_suite *s, const char *key, const char *reason);
+/* The JUnit file of a sweep's (or collect's) results.jsonl: one case per
+ * configuration (junit_add_configurations), then the skipped jobs'
+ * configurations (keys and reasons, may be NULL), written to path. */
+int junit_write_results(const char *path, const char *suite_name, const char *results_file,
+                        const strv *skipped_keys, const strv *skip_reasons);
+/* Refuses, before any work, a path junit_write could not write: a folder,
+ * or a file in a folder that is missing or not writable (input error). */
+int junit_check_path(const char *path);
 /* Names a case from a job key ("heat|mpi|serial|n4|t1|tiny|weak|r0|snap5",
  * with or without its repetition): classname "mapp.heat.mpi.serial", name
  * "tiny weak n4 t1 r0 [snap5]". Skipped jobs, which leave no record, are

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
+#include "junit.h"
 #include "mapp_error.h"
 #include "perfstats.h"
 #include "results.h"
@@ -16,7 +18,49 @@ typedef struct {
   double threshold, alpha;
   size_t answers[4]; /* by perf_answer */
   size_t compared, unmatched, too_few;
+  junit_suite *junit; /* NULL: no JUnit file */
 } compare_totals;
+
+/* ---------------------------------------------------------------- JUnit */
+
+/* A configuration's case: "mapp.compare.APP.VARIANT.BACKEND", "SIZE SCALING nN tT [SETTING]". */
+static int junit_compare_case(compare_totals *t, const result_group *g, junit_status status, const char *message,
+                              const junit_property *props, size_t nprops) {
+  if (!t->junit) return MAPP_OK;
+  char *classname = str_printf("mapp.compare.%s.%s.%s", g->app, g->variant, g->backend);
+  char *name = str_printf("%s %s n%ld t%ld%s%s%s", g->size, g->scaling, g->ranks, g->threads,
+                          g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "");
+  junit_case c = {.classname = classname, .name = name, .status = status, .message = message,
+                  .type = status == JUNIT_FAILURE ? "slowdown" : NULL, .details = message, .properties = props,
+                  .property_count = nprops};
+  int result = classname && name ? junit_add_case(t->junit, &c) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(classname);
+  free(name);
+  return result;
+}
+
+/* The comparison's figures as the case's properties. */
+static int junit_compared(compare_totals *t, const result_group *old, const result_group *new_, const perf_change *c,
+                          perf_answer answer) {
+  if (!t->junit) return MAPP_OK;
+  char values[8][48];
+  snprintf(values[0], sizeof values[0], "%s", perf_answer_name(answer));
+  snprintf(values[1], sizeof values[1], "%.6g", c->ratio);
+  snprintf(values[2], sizeof values[2], "[%.6g, %.6g]", c->low, c->high);
+  snprintf(values[3], sizeof values[3], "%.3g", c->p_value);
+  snprintf(values[4], sizeof values[4], "%.6g", old->fom_median);
+  snprintf(values[5], sizeof values[5], "%.6g", new_->fom_median);
+  snprintf(values[6], sizeof values[6], "%s/%s", verdict_name(old->verdict.kind), verdict_name(new_->verdict.kind));
+  snprintf(values[7], sizeof values[7], "%zu/%zu", old->timed, new_->timed);
+  const junit_property props[] = {{"answer", values[0]},    {"ratio", values[1]},   {"ratio_ci95", values[2]},
+                                  {"p_value", values[3]},   {"old_fom", values[4]}, {"new_fom", values[5]},
+                                  {"verdict", values[6]},   {"repetitions", values[7]}};
+  char message[160];
+  snprintf(message, sizeof message, "new/old %.4g [%.4g, %.4g], p %.2g: %s beyond the %.3g %% threshold", c->ratio,
+           c->low, c->high, c->p_value, perf_answer_name(answer), 100.0 * t->threshold);
+  return junit_compare_case(t, new_, answer == PERF_SLOWER ? JUNIT_FAILURE : JUNIT_PASS,
+                            answer == PERF_SLOWER ? message : NULL, props, sizeof props / sizeof props[0]);
+}
 
 static int load_groups(const char *where, const selection *select, json_t **records, group_table *table) {
   char *path = results_file_of(where);
@@ -68,7 +112,7 @@ static int compare_one(const result_group *old, const result_group *new_, compar
   if (old->timed < 2 || new_->timed < 2) {
     ++totals->too_few;
     printf(" %3zu %3zu  too few repetitions to judge (need 2 per side)\n", old->timed, new_->timed);
-    return MAPP_OK;
+    return junit_compare_case(totals, new_, JUNIT_SKIPPED, "too few repetitions to judge (need 2 per side)", NULL, 0);
   }
   perf_change c;
   MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, &c));
@@ -80,7 +124,7 @@ static int compare_one(const result_group *old, const result_group *new_, compar
   print_detectable(c.detectable);
   print_measured(old, new_);
   printf("  %s\n", perf_answer_name(answer));
-  return MAPP_OK;
+  return junit_compared(totals, old, new_, &c, answer);
 }
 
 static int compare_tables(const group_table *old, const group_table *new_, compare_totals *totals) {
@@ -93,6 +137,7 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
       ++totals->unmatched;
       print_config(&new_->items[i]);
       printf(" only in NEW\n");
+      MAPP_TRY(junit_compare_case(totals, &new_->items[i], JUNIT_SKIPPED, "only in NEW", NULL, 0));
       continue;
     }
     MAPP_TRY(compare_one(o, &new_->items[i], totals));
@@ -102,6 +147,7 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
       ++totals->unmatched;
       print_config(&old->items[i]);
       printf(" only in OLD\n");
+      MAPP_TRY(junit_compare_case(totals, &old->items[i], JUNIT_SKIPPED, "only in OLD", NULL, 0));
     }
   return MAPP_OK;
 }
@@ -115,17 +161,21 @@ static void print_summary(const compare_totals *t) {
 }
 
 int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
-                         const selection *select) {
+                         const selection *select, const char *junit_path) {
   compare_totals totals = {.threshold = threshold, .alpha = alpha};
   json_t *old_records = NULL, *new_records = NULL;
   group_table old = {0}, new_ = {0};
-  int status = load_groups(old_path, select, &old_records, &old);
+  int status = junit_path ? junit_check_path(junit_path) : MAPP_OK;
+  if (status == MAPP_OK && junit_path) status = junit_suite_new("compare", &totals.junit);
+  if (status == MAPP_OK) status = load_groups(old_path, select, &old_records, &old);
   if (status == MAPP_OK) status = load_groups(new_path, select, &new_records, &new_);
   if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
+  if (status == MAPP_OK && totals.junit) status = junit_write(totals.junit, junit_path);
   if (status == MAPP_OK) {
     print_summary(&totals);
     if (totals.answers[PERF_SLOWER]) status = MAPP_ERR_VERIFY;
   }
+  junit_suite_free(totals.junit);
   group_table_free(&old);
   group_table_free(&new_);
   json_decref(old_records);

@@ -24,6 +24,16 @@ expect_output "SLOWER"
 grep -E "^heat +mpi .* SLOWER" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "the heat configuration is not the one flagged"; }
 grep -E "^crm +batched .* same" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "the unchanged crm configuration is not 'same'"; }
 expect_output "1 slower"
+# --junit: a case per configuration, the SLOWER one a "slowdown" failure; valid
+if command -v xmllint >/dev/null; then
+  expect_exit 1 "$MAPP" compare old.jsonl slower.jsonl --junit compare.xml
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" compare.xml || fail "compare.xml is not valid JUnit"
+  [ "$(grep -c '<testcase ' compare.xml)" = 2 ] || fail "compare.xml has not 2 test cases"
+  [ "$(grep -c '<failure type="slowdown"' compare.xml)" = 1 ] || fail "compare.xml has not 1 slowdown"
+  grep -A1 'classname="mapp.compare.heat.mpi.serial"' compare.xml | grep -q '<failure type="slowdown"' ||
+    fail "the heat case is not the failure"
+  expect_exit 2 "$MAPP" compare old.jsonl slower.jsonl --junit /nonexistent-dir/compare.xml
+fi
 
 expect_exit 0 "$MAPP" compare old.jsonl noise.jsonl
 expect_output "0 slower"

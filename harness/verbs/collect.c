@@ -9,6 +9,7 @@
 
 #include "execute.h"
 #include "fsutil.h"
+#include "junit.h"
 #include "mapp_error.h"
 #include "proc.h"
 #include "results.h"
@@ -215,7 +216,7 @@ static int check_jobs_file(const json_t *doc, const char *path) {
   return MAPP_OK;
 }
 
-static int collect(const char *dir) {
+static int collect(const char *dir, const char *junit) {
   char *jobs_path = path_join(dir, "jobs.json"), *results_file = path_join(dir, "results.jsonl");
   json_error_t err;
   json_t *doc = NULL, *done = NULL;
@@ -224,6 +225,7 @@ static int collect(const char *dir) {
   if (status == MAPP_OK && !(doc = json_load_file(jobs_path, 0, &err)))
     status = mapp_fail(MAPP_ERR_INPUT, "cannot read %s: %s (was the sweep submitted with mapp submit?)", jobs_path, err.text);
   if (status == MAPP_OK) status = check_jobs_file(doc, jobs_path);
+  if (status == MAPP_OK && junit) status = junit_check_path(junit);
   if (status == MAPP_OK) status = dir_lock(dir, "collect", &lock);
   if (status == MAPP_OK) status = sweep_done_keys(results_file, true, &done);
   collect_tally tally = {0};
@@ -232,6 +234,12 @@ static int collect(const char *dir) {
     printf("collected %zu record%s (%zu failed), %zu still pending, %zu collected before\nresults: %s\n",
            tally.collected, tally.collected == 1 ? "" : "s", tally.failed, tally.pending, tally.already, results_file);
     status = tally.failed ? MAPP_ERR_VERIFY : MAPP_OK;
+  }
+  if ((status == MAPP_OK || status == MAPP_ERR_VERIFY) && junit) {
+    const char *sweep = json_string_value(json_object_get(doc, "sweep"));
+    int written = junit_write_results(junit, sweep ? sweep : "collect", results_file, NULL, NULL);
+    if (written != MAPP_OK) status = written;
+    else printf("junit: %s\n", junit);
   }
   dir_unlock(&lock);
   json_decref(done);
@@ -242,13 +250,16 @@ static int collect(const char *dir) {
 }
 
 int verb_collect(int argc, char **argv) {
-  const mapp_option opts[] = {MAPP_OPTION_END};
+  const char *junit = NULL;
+  const mapp_option opts[] = {{.name = "junit", .kind = MAPP_OPT_STRING, .dest = &junit,
+                               .help = "also write the collected results as JUnit XML to this file"},
+                              MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("collect", "RESULTS_DIR",
                           "Append the records of the submitted repetitions that have ended to results.jsonl,\n"
                           "checked against their baselines like a sweep's. Exit 1 when one failed.",
                           opts, 1, 1, false, argc, argv, &args);
-  if (status == MAPP_OK && !args.help_shown) status = collect(args.cli.positional[0]);
+  if (status == MAPP_OK && !args.help_shown) status = collect(args.cli.positional[0], junit);
   verb_args_free(&args);
   return status;
 }

@@ -9,12 +9,15 @@
 
 int verb_compare(int argc, char **argv) {
   double threshold = 0.05, alpha = 0.05;
+  const char *junit = NULL;
   selection select = {0};
   const mapp_option opts[] = {
       {.name = "threshold", .kind = MAPP_OPT_DOUBLE, .dest = &threshold, .dmin = 0.0, .dmax = 0.99,
        .help = "slowdown of the median figure of merit that counts (0.05: 5 %)"},
       {.name = "alpha", .kind = MAPP_OPT_DOUBLE, .dest = &alpha, .dmin = 1e-9, .dmax = 0.5,
        .help = "significance level of the two-sided Mann-Whitney U test"},
+      {.name = "junit", .kind = MAPP_OPT_STRING, .dest = &junit,
+       .help = "also write the comparison as JUnit XML to this file (a SLOWER configuration is a failure)"},
       SELECTION_OPTIONS(&select),
       MAPP_OPTION_END};
   verb_args args;
@@ -29,7 +32,7 @@ int verb_compare(int argc, char **argv) {
                           opts, 2, 2, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown)
     status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], threshold, alpha,
-                                  &select);
+                                  &select, junit);
   selection_free(&select);
   verb_args_free(&args);
   return status;

@@ -10,6 +10,7 @@
 #include "execute.h"
 #include "fsutil.h"
 #include "history.h"
+#include "junit.h"
 #include "mapp_error.h"
 #include "results.h"
 #include "rounds.h"
@@ -23,6 +24,7 @@ typedef struct {
   size_t ran, failed, skipped_build, skipped_done;
   size_t flaky;  /* passed after a retry */
   strv failures; /* "LABEL: FAIL (...)" of each failed run, for the summary */
+  strv skipped_keys, skip_reasons; /* jobs this build cannot run (the JUnit file's skipped cases) */
 } sweep_tally;
 
 typedef struct {
@@ -182,6 +184,8 @@ static int sweep_jobs_run(sweep_context *ctx, const sweep_jobs *jobs, sweep_tall
     if (sj->combo != COMBO_RUNNABLE) {
       printf("%s\n", skip_reason(sj->combo));
       ++tally->skipped_build;
+      status = strv_push(&tally->skipped_keys, key);
+      if (status == MAPP_OK) status = strv_push(&tally->skip_reasons, skip_reason(sj->combo));
     } else if (json_object_get(ctx->done, key)) {
       printf("skip (done)\n");
       ++tally->skipped_done;
@@ -238,6 +242,7 @@ typedef struct {
   const char *spec_path, *out, *env_path;
   bool resume, keep_output, dry_run;
   bool retry_failed; /* with resume: run the failed jobs again */
+  const char *junit; /* write the JUnit file here (NULL: none) */
   bool history; /* add the finished sweep to the performance history */
   selection select;
 } sweep_request;
@@ -281,6 +286,7 @@ static int retry_failed(const char *results_file) {
 static int sweep(const sweep_request *req) {
   if (req->retry_failed && !req->resume)
     return mapp_fail(MAPP_ERR_INPUT, "--retry-failed runs the failed jobs of an earlier sweep again: it needs --resume");
+  if (req->junit && !req->dry_run) MAPP_TRY(junit_check_path(req->junit));
   sweep_setup setup;
   MAPP_TRY(sweep_open(req, &setup));
   if (req->dry_run) {
@@ -302,8 +308,12 @@ static int sweep(const sweep_request *req) {
   if (status == MAPP_OK) status = sweep_jobs_run(&ctx, &setup.jobs, &tally);
   if (status == MAPP_OK) status = sweep_rounds(&ctx, &setup.jobs, &tally);
   consistency_book_clear(&ctx.book, req->keep_output);
+  if (status == MAPP_OK && req->junit)
+    status = junit_write_results(req->junit, setup.spec.name, paths.results_file, &tally.skipped_keys,
+                                 &tally.skip_reasons);
   if (status == MAPP_OK) {
     print_summary(&setup.spec, paths.results_file, &tally);
+    if (req->junit) printf("junit: %s\n", req->junit);
     status = tally.failed ? MAPP_ERR_VERIFY : MAPP_OK;
   }
   if (req->history && (status == MAPP_OK || status == MAPP_ERR_VERIFY)) {
@@ -312,6 +322,8 @@ static int sweep(const sweep_request *req) {
   }
   json_decref(done);
   strv_free(&tally.failures);
+  strv_free(&tally.skipped_keys);
+  strv_free(&tally.skip_reasons);
   sweep_paths_free(&paths);
   sweep_setup_close(&setup);
   return status;
@@ -323,6 +335,8 @@ int verb_sweep(int argc, char **argv) {
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &req.out, .help = "results root: records go to OUT/<name>/"},
       {.name = "resume", .kind = MAPP_OPT_FLAG, .dest = &req.resume,
        .help = "skip jobs already in results.jsonl (otherwise an earlier results.jsonl is moved aside)"},
+      {.name = "junit", .kind = MAPP_OPT_STRING, .dest = &req.junit,
+       .help = "also write the sweep's results as JUnit XML to this file (one test case per configuration)"},
       {.name = "retry-failed", .kind = MAPP_OPT_FLAG, .dest = &req.retry_failed,
        .help = "with --resume: run the jobs whose runs failed again (their records move to results-retried-*.jsonl)"},
       {.name = "env", .kind = MAPP_OPT_STRING, .dest = &req.env_path, .help = "environment file",
