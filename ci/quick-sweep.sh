@@ -7,10 +7,11 @@ ci/install-deps.sh
 ci/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
-build/bin/mapp sweep harness/sweeps/quick.yaml --out results || status=$?
+build/bin/mapp sweep harness/sweeps/quick.yaml --out results --junit results/quick-junit.xml || status=$?
 build/bin/mapp report results/quick
 echo
 echo "results: $(pwd)/results/quick/results.jsonl"
 echo "report:  $(pwd)/results/quick/report.md"
 echo "plots:   $(pwd)/results/quick/plots/"
+echo "junit:   $(pwd)/results/quick-junit.xml"
 exit $status
