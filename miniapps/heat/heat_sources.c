@@ -4,7 +4,10 @@
  *   0.0 0.0 1.0 2.5
  *   1.0 0.5 1.0 2.5
  *
- * a count, then one "row col range temperature" line per source. */
+ * a count, then one "row col range temperature" line per source. As the
+ * original, only a line's leading numbers are read: what follows them (the
+ * original's files carry "# comments" there) is ignored, unless it is one
+ * more number, which says the line is not what it seems. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,8 +29,9 @@ static int parse_numbers(const char *path, long lineno, char *line, double *valu
       return mapp_fail(MAPP_ERR_INPUT, "%s:%ld: value %d is not finite", path, lineno, k + 1);
     p = end;
   }
-  while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
-  if (*p) return mapp_fail(MAPP_ERR_INPUT, "%s:%ld: more than %d values", path, lineno, n);
+  double extra = strtod(p, &end);
+  (void)extra;
+  if (end != p) return mapp_fail(MAPP_ERR_INPUT, "%s:%ld: more than %d values", path, lineno, n);
   return MAPP_OK;
 }
 
