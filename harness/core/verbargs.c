@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "mapp_error.h"
-#include "verbs.h"
+#include "verbargs.h"
 
 /* -n is the one short flag, because every MPI user types `-n 4`. */
 static int split_argv(int argc, char **argv, verb_args *args) {
