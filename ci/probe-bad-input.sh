@@ -275,6 +275,8 @@ probe_mapp() {
   probe "mapp sweep --env missing" -- "$m" sweep zero-reps.yaml --env /nonexistent.yaml
   probe "mapp sweep --out /dev/full/x" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out /dev/full/x
   probe "mapp sweep -- app flags" -- "$m" sweep zero-reps.yaml -- --steps 3
+  probe "mapp sweep --junit unwritable" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out sweeps --junit /nonexistent/j.xml
+  probe "mapp sweep --junit a folder" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out sweeps --junit /tmp
   probe "mapp sweep --retry-failed without --resume" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --retry-failed
   # check
   probe "mapp check (no files)" -- "$m" check
@@ -323,6 +325,8 @@ probe_mapp() {
     probe "mapp compare torn" -- "$m" compare results-half results-half
     probe "mapp compare --threshold -1" -- "$m" compare results-empty results-empty --threshold -1
     probe "mapp compare --alpha 2" -- "$m" compare results-empty results-empty --alpha 2
+    probe "mapp compare --junit unwritable" -- "$m" compare results-empty results-empty --junit /nonexistent/c.xml
+    probe "mapp compare --junit a folder" -- "$m" compare results-empty results-empty --junit /tmp
   fi
   # submit and collect
   probe "mapp submit (no spec)" -- "$m" submit
@@ -335,6 +339,7 @@ probe_mapp() {
   probe "mapp collect (no folder)" -- "$m" collect
   probe "mapp collect missing" -- "$m" collect /nonexistent
   for d in jobs5 jobsarray jobsgarbage jobsempty jobsnojobs; do probe "mapp collect $d" -- "$m" collect "$d"; done
+  probe "mapp collect --junit unwritable" -- "$m" collect jobsnojobs --junit /nonexistent/x.xml
   # selection and dry runs
   local quick=$SOURCE_DIR/harness/sweeps/quick.yaml
   probe "mapp sweep --only nothing" -- "$m" sweep "$quick" --only app=nope --out sweeps
@@ -358,6 +363,11 @@ probe_mapp() {
   probe "mapp history show bad filter" -- "$m" history show --db garbage.h5 colour=red
   probe "mapp history check --threshold -1" -- "$m" history check --threshold -1
   probe "mapp history plot --format gif" -- "$m" history plot --format gif
+  probe "mapp history publish (no DIR)" -- "$m" history publish --db hist.sqlite
+  probe "mapp history publish missing db" -- "$m" history publish site --db /nonexistent/h.sqlite
+  probe "mapp history publish not sqlite" -- "$m" history publish site --db garbage.h5
+  probe "mapp history publish into /dev/full" -- "$m" history publish /dev/full/site --db garbage.h5
+  probe "mapp history publish --threshold -1" -- "$m" history publish site --threshold -1
   # bisect
   probe "mapp bisect (nothing)" -- "$m" bisect
   probe "mapp bisect (no --spec)" -- "$m" bisect HEAD~1 HEAD

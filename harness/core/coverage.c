@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "strv.h"
 #include "mapp_error.h"
 
 enum { CHECKED_BASELINE = 1, CHECKED_CONSISTENCY = 2 };
@@ -90,28 +91,49 @@ void coverage_table_free(coverage_table *table) {
   *table = (coverage_table){0};
 }
 
-static void write_unchecked(FILE *f, const coverage_table *table) {
+/* "Unchecked: `KEY`, `KEY`." (nothing when every configuration was checked). */
+static void write_unchecked(doc *d, const coverage_table *table) {
+  strv keys = {0};
   size_t i;
   const json_t *key;
-  json_array_foreach(table->unchecked, i, key) fprintf(f, "%s`%s`", i ? ", " : "Unchecked: ", json_string_value(key));
-  if (json_array_size(table->unchecked)) fprintf(f, ".\n\n");
+  int status = MAPP_OK;
+  json_array_foreach(table->unchecked, i, key) {
+    if (status == MAPP_OK) status = strv_pushf(&keys, "`%s`", json_string_value(key));
+  }
+  char *joined = status == MAPP_OK && keys.count ? strv_join(&keys, ", ") : NULL;
+  if (joined) doc_para(d, "Unchecked: %s.", joined);
+  else if (keys.count || status != MAPP_OK) doc_para(d, "Unchecked: %zu configurations (out of memory listing them).",
+                                                     json_array_size(table->unchecked));
+  free(joined);
+  strv_free(&keys);
 }
 
-void coverage_write_markdown(FILE *f, const coverage_table *table) {
-  fprintf(f, "## Coverage\n\n| app | configurations | checked against a baseline | checked for consistency | "
-             "unchecked |\n|---|--:|--:|--:|--:|\n");
+void coverage_write(doc *d, const coverage_table *table) {
+  doc_heading(d, 2, "Coverage");
+  doc_table(d, "lrrrr");
+  doc_cell(d, "app");
+  doc_cell(d, "configurations");
+  doc_cell(d, "checked against a baseline");
+  doc_cell(d, "checked for consistency");
+  doc_cell(d, "unchecked");
+  doc_row_end(d);
   for (size_t i = 0; i < table->count; ++i) {
     const app_coverage *a = &table->apps[i];
-    fprintf(f, "| %s | %zu | %zu | %zu | %s%zu%s |\n", a->app, a->configurations, a->baseline, a->consistency,
-            a->unchecked ? "**" : "", a->unchecked, a->unchecked ? "**" : "");
+    doc_cell(d, "%s", a->app);
+    doc_cell(d, "%zu", a->configurations);
+    doc_cell(d, "%zu", a->baseline);
+    doc_cell(d, "%zu", a->consistency);
+    doc_cell(d, a->unchecked ? "**%zu**" : "%zu", a->unchecked);
+    doc_row_end(d);
   }
-  fprintf(f, "\nA configuration is checked against a baseline when its answer was compared with "
-             "`baselines/APP/CASE.h5`, and for consistency when an app whose answer does not depend on the rank "
-             "count had its n-rank answer compared bit for bit with the same sweep's 1-rank answer.\n\n");
-  write_unchecked(f, table);
+  doc_table_end(d);
+  doc_para(d, "A configuration is checked against a baseline when its answer was compared with "
+              "`baselines/APP/CASE.h5`, and for consistency when an app whose answer does not depend on the rank "
+              "count had its n-rank answer compared bit for bit with the same sweep's 1-rank answer.");
+  write_unchecked(d, table);
 }
 
-void coverage_write_missing(FILE *f, const json_t *records) {
+void coverage_write_missing(doc *d, const json_t *records) {
   json_t *listed = json_object();
   size_t i, shown = 0;
   const json_t *r;
@@ -121,10 +143,13 @@ void coverage_write_missing(FILE *f, const json_t *records) {
     const char *bless = json_string_value(json_object_get(base, "bless"));
     if (!listed || !bless || !file || json_object_get(listed, file)) continue;
     json_object_set_new(listed, file, json_true());
-    if (shown++ == 0)
-      fprintf(f, "## Baselines to bless\n\nThese runs must be checked (`check: required`) and their baseline is "
-                 "missing; each command writes one (state the reason):\n\n");
-    fprintf(f, "- `%s`:\n\n  ```sh\n  %s\n  ```\n\n", file, bless);
+    if (shown++ == 0) {
+      doc_heading(d, 2, "Baselines to bless");
+      doc_para(d, "These runs must be checked (`check: required`) and their baseline is missing; each command "
+                  "writes one (state the reason):");
+    }
+    doc_para(d, "`%s`:", file);
+    doc_code(d, "sh", bless);
   }
   json_decref(listed);
 }

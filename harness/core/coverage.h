@@ -6,7 +6,8 @@
 #define HARNESS_COVERAGE_H
 
 #include <jansson.h>
-#include <stdio.h>
+
+#include "doc.h"
 
 typedef struct {
   const char *app; /* points into the records */
@@ -24,9 +25,9 @@ void coverage_table_free(coverage_table *table);
 
 /* The report's coverage section: a row per app, then the unchecked
  * configurations by key. */
-void coverage_write_markdown(FILE *f, const coverage_table *table);
+void coverage_write(doc *d, const coverage_table *table);
 /* The baselines that check: required runs found missing, each with the
  * `mapp bless` command that makes it (nothing when none is missing). */
-void coverage_write_missing(FILE *f, const json_t *records);
+void coverage_write_missing(doc *d, const json_t *records);
 
 #endif

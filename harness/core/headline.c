@@ -72,37 +72,51 @@ static void reading(const perf_change *c, const result_group *weakest, char *tex
   else snprintf(text, len, "this machine cannot tell: the interval holds 1");
 }
 
-static int write_row(FILE *f, const headline_def *h, const result_group *tech, const result_group *ref) {
+static int write_row(doc *d, const headline_def *h, const result_group *tech, const result_group *ref) {
   perf_change c;
   MAPP_TRY(perf_compare(ref->foms, ref->timed, tech->foms, tech->timed, 0.05, &c));
   const result_group *weakest = worse(tech, ref);
   char interval[64] = "-", text[256];
   if (c.bounded) snprintf(interval, sizeof interval, "[%.2f, %.2f]", c.low, c.high);
   reading(&c, weakest, text, sizeof text);
-  fprintf(f, "| %s | %s | %s/%s over %s/%s, %s %s, 1 rank | **%.2fx** | %s | %zu + %zu | %s | %s |\n", h->app,
-          h->technique, h->variant, h->backend, h->ref_variant, h->ref_backend, tech->size, tech->scaling, c.ratio,
-          interval, tech->timed, ref->timed, verdict_name(weakest->verdict.kind), text);
+  doc_cell(d, "%s", h->app);
+  doc_cell(d, "%s", h->technique);
+  doc_cell(d, "%s/%s over %s/%s, %s %s, 1 rank", h->variant, h->backend, h->ref_variant, h->ref_backend, tech->size,
+           tech->scaling);
+  doc_cell(d, "**%.2fx**", c.ratio);
+  doc_cell(d, "%s", interval);
+  doc_cell(d, "%zu + %zu", tech->timed, ref->timed);
+  doc_cell(d, "%s", verdict_name(weakest->verdict.kind));
+  doc_cell(d, "%s", text);
+  doc_row_end(d);
   return MAPP_OK;
 }
 
-int headline_write(FILE *f, const group_table *t) {
+static void write_header(doc *d) {
+  static const char *const columns[] = {"app", "technique", "configurations", "ratio of medians", "95 % interval",
+                                        "runs", "verdict (weaker side)", "reading"};
+  doc_heading(d, 2, "What each technique buys here");
+  doc_table(d, "lllrlrll");
+  for (size_t i = 0; i < sizeof columns / sizeof columns[0]; ++i) doc_cell(d, "%s", columns[i]);
+  doc_row_end(d);
+}
+
+int headline_write(doc *d, const group_table *t) {
   bool any = false;
   for (size_t i = 0; i < sizeof headlines / sizeof headlines[0]; ++i) {
     const headline_def *h = &headlines[i];
     const result_group *tech, *ref;
     find_pair(t, h, &tech, &ref);
     if (!ref) continue;
-    if (!any)
-      fprintf(f, "## What each technique buys here\n\n"
-                 "| app | technique | configurations | ratio of medians | 95 %% interval | runs | verdict (weaker "
-                 "side) | reading |\n|---|---|---|--:|---|--:|---|---|\n");
+    if (!any) write_header(d);
     any = true;
-    MAPP_TRY(write_row(f, h, tech, ref));
+    MAPP_TRY(write_row(d, h, tech, ref));
   }
-  if (any)
-    fprintf(f, "\nFigures of merit are higher-is-better: a ratio above 1 is what the technique buys on this machine. "
-               "The interval is the Moses interval of the ratio (the one the Mann-Whitney U test inverts); the "
-               "verdict is the weaker of the two configurations' (stable, noisy, too-short, disturbed: see "
-               "harness/README.md, Statistics).\n\n");
+  if (!any) return MAPP_OK;
+  doc_table_end(d);
+  doc_para(d, "Figures of merit are higher-is-better: a ratio above 1 is what the technique buys on this machine. "
+              "The interval is the Moses interval of the ratio (the one the Mann-Whitney U test inverts); the "
+              "verdict is the weaker of the two configurations' (stable, noisy, too-short, disturbed: see "
+              "harness/README.md, Statistics).");
   return MAPP_OK;
 }

@@ -9,12 +9,11 @@
 #ifndef HARNESS_HEADLINE_H
 #define HARNESS_HEADLINE_H
 
-#include <stdio.h>
-
+#include "doc.h"
 #include "stats.h"
 
 /* The section "What each technique buys here" for the groups of a report
  * (nothing when no technique has both of its configurations). */
-int headline_write(FILE *f, const group_table *t);
+int headline_write(doc *d, const group_table *t);
 
 #endif

@@ -455,7 +455,7 @@ static json_t *config_keys(const json_t *records) {
   return keys;
 }
 
-static int report_trends(FILE *md, const char *dir, const history_series_set *set, const json_t *keys,
+static int report_trends(doc *d, const char *dir, const history_series_set *set, const json_t *keys,
                          const char *db_path) {
   char *plots_dir = path_join(dir, "plots"), *db_name = path_stem(db_path, ".sqlite");
   strv formats = {0}, written = {0};
@@ -463,9 +463,10 @@ static int report_trends(FILE *md, const char *dir, const history_series_set *se
   if (status == MAPP_OK) status = strv_push(&formats, "png");
   if (status == MAPP_OK) status = strv_push(&formats, "svg");
   history_trends ctx = {.target = {.dir = plots_dir, .formats = &formats, .written = &written}, .db_name = db_name};
-  fprintf(md, "## Performance history\n\nFrom `%s`: the median figure of merit of each revision with its "
-              "repetitions' min and max, oldest commit first; dashed lines are the change points E-Divisive means "
-              "found (`mapp history show`, `mapp history check`).\n\n", db_path);
+  doc_heading(d, 2, "Performance history");
+  doc_para(d, "From `%s`: the median figure of merit of each revision with its repetitions' min and max, oldest "
+              "commit first; dashed lines are the change points E-Divisive means found (`mapp history show`, "
+              "`mapp history check`).", db_path);
   size_t drawn = 0;
   for (size_t i = 0; status == MAPP_OK && i < set->count; ++i) {
     const history_series *s = &set->items[i];
@@ -475,13 +476,21 @@ static int report_trends(FILE *md, const char *dir, const history_series_set *se
     status = history_find_changes(s, &c);
     if (status == MAPP_OK) status = history_draw_trend(&ctx, s, &c, stem, sizeof stem);
     char *changes = status == MAPP_OK ? history_changes_text(s, &c) : NULL;
-    if (changes) fprintf(md, "### %s\n\n![%s](plots/%s.png)\n\nChange points: %s\n\n", s->config, s->config, stem, changes);
+    char *figure = changes ? str_printf("plots/%s.png", stem) : NULL;
+    if (figure) {
+      doc_heading(d, 3, "%s", s->config);
+      doc_figure(d, s->config, figure);
+      doc_para(d, "Change points: %s", changes);
+    } else if (status == MAPP_OK) {
+      status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    }
+    free(figure);
     free(changes);
     free(c.points);
     ++drawn;
   }
   if (status == MAPP_OK && !drawn)
-    fprintf(md, "No configuration of these results has %d revisions in the history yet.\n\n", REPORT_MIN_REVISIONS);
+    doc_para(d, "No configuration of these results has %d revisions in the history yet.", REPORT_MIN_REVISIONS);
   strv_free(&ctx.stems);
   strv_free(&written);
   strv_free(&formats);
@@ -490,7 +499,7 @@ static int report_trends(FILE *md, const char *dir, const history_series_set *se
   return status;
 }
 
-int history_report_section(FILE *md, const char *dir, const json_t *records) {
+int history_report_section(doc *d, const char *dir, const json_t *records) {
   char *root = path_dirname(dir), *db_path = root ? history_path_beside(root) : NULL;
   free(root);
   if (!db_path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
@@ -510,7 +519,7 @@ int history_report_section(FILE *md, const char *dir, const json_t *records) {
     return MAPP_OK;
   }
   json_t *keys = config_keys(records);
-  status = keys ? report_trends(md, dir, &set, keys, db_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  status = keys ? report_trends(d, dir, &set, keys, db_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_decref(keys);
   history_series_set_free(&set);
   free(db_path);

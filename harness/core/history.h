@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "changepoint.h"
+#include "doc.h"
 #include "gnuplot.h"
 #include "historydb.h"
 #include "verdict.h"
@@ -108,6 +109,6 @@ int history_draw_trend(history_trends *ctx, const history_series *s, const histo
  * folder `dir`, its trend figure (drawn into dir/plots/) and change points.
  * Nothing when there is no history; a history that cannot be read is a
  * warning on stderr, not a failed report. */
-int history_report_section(FILE *md, const char *dir, const json_t *records);
+int history_report_section(doc *d, const char *dir, const json_t *records);
 
 #endif

@@ -1,6 +1,7 @@
-/* mapp history add|show|plot|check: the figures of merit of every
+/* mapp history add|show|plot|check|publish: the figures of merit of every
  * configuration across commits, stored in one SQLite file (historydb.h),
- * with the steps in them found by E-Divisive means (history.h). */
+ * with the steps in them found by E-Divisive means (history.h); publish
+ * writes them as a static site (history_site.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "fsutil.h"
 #include "gnuplot.h"
 #include "history.h"
+#include "history_site.h"
 #include "historydb.h"
 #include "mapp_error.h"
 #include "selection.h"
@@ -302,6 +304,26 @@ static int plot(const char *given, const char *out, const char *format, series_f
   return status;
 }
 
+/* ---------------------------------------------------------------- publish */
+
+static int publish(const char *given, const char *dir, double threshold_pct, series_filter *f) {
+  history_series_set set;
+  char *path = NULL;
+  verdict_summary *verdicts = NULL;
+  int status = history_load_series(given, &set, &path);
+  if (status == MAPP_OK) status = filter_prepare(f, &set);
+  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
+  if (status == MAPP_OK) {
+    history_site site = {.db_path = path, .set = &set, .keep = f->keep, .verdicts = verdicts,
+                         .threshold = threshold_pct / 100.0};
+    status = history_site_publish(&site, dir);
+  }
+  free(verdicts);
+  history_series_set_free(&set);
+  free(path);
+  return status;
+}
+
 /* ---------------------------------------------------------------- verb */
 
 #define DB_OPTION(D)                                                                                 \
@@ -412,6 +434,30 @@ static int history_check(int argc, char **argv) {
   return status;
 }
 
+static int history_publish(int argc, char **argv) {
+  const char *db = NULL;
+  double threshold = 5.0;
+  series_filter f = {0};
+  const mapp_option opts[] = {
+      DB_OPTION(&db),
+      {.name = "threshold", .kind = MAPP_OPT_DOUBLE, .dest = &threshold, .dmin = 0.0, .dmax = 100.0,
+       .help = "smallest slowdown the check column counts, in percent of the figure of merit"},
+      SELECTION_OPTIONS(&f.select),
+      MAPP_OPTION_END};
+  verb_args args;
+  int status = verb_parse("history publish", "DIR",
+                          "Write the history as a static site, as asv publish does: DIR/index.html lists every\n"
+                          "configuration with its latest figure of merit, its change against the previous\n"
+                          "revision, its change points and what check answers; DIR/CONFIG.html shows its trend\n"
+                          "(SVG, change points marked) and its revisions. The pages open from the file system:\n"
+                          "no server, no script, figures inlined (their files in DIR/figures/).",
+                          opts, 1, 1, false, argc, argv, &args);
+  if (status == MAPP_OK && !args.help_shown) status = publish(db, args.cli.positional[0], threshold, &f);
+  filter_free(&f);
+  verb_args_free(&args);
+  return status;
+}
+
 typedef struct {
   const char *name;
   int (*run)(int argc, char **argv);
@@ -423,14 +469,15 @@ static const history_verb history_verbs[] = {
     {"show", history_show, "latest figure of merit, change against the previous revision, change points"},
     {"plot", history_plot, "figure of merit against commit, one figure per configuration"},
     {"check", history_check, "exit 1 when the data support a step slower by --threshold % or more"},
+    {"publish", history_publish, "a static site: an index of configurations, a page with the trend of each"},
 };
 #define HISTORY_VERBS (sizeof history_verbs / sizeof history_verbs[0])
 
 static void print_history_usage(void) {
-  printf("usage: mapp history add|show|plot|check [options]   (mapp history VERB --help)\n\n"
+  printf("usage: mapp history add|show|plot|check|publish [options]   (mapp history VERB --help)\n\n"
          "The figures of merit of every configuration across commits, in one SQLite file\n"
          "(--db, else $MAPP_HISTORY, else " HISTORY_DEFAULT_PATH ").\n\n");
-  for (size_t i = 0; i < HISTORY_VERBS; ++i) printf("  %-6s %s\n", history_verbs[i].name, history_verbs[i].summary);
+  for (size_t i = 0; i < HISTORY_VERBS; ++i) printf("  %-7s %s\n", history_verbs[i].name, history_verbs[i].summary);
 }
 
 int verb_history(int argc, char **argv) {
@@ -440,6 +487,6 @@ int verb_history(int argc, char **argv) {
   }
   for (size_t i = 0; argc >= 2 && i < HISTORY_VERBS; ++i)
     if (!strcmp(argv[1], history_verbs[i].name)) return history_verbs[i].run(argc - 1, argv + 1);
-  if (argc < 2) return mapp_fail(MAPP_ERR_INPUT, "no history verb given (add, show, plot, check; see mapp history --help)");
-  return mapp_fail(MAPP_ERR_INPUT, "unknown history verb '%s' (add, show, plot, check; see mapp history --help)", argv[1]);
+  if (argc < 2) return mapp_fail(MAPP_ERR_INPUT, "no history verb given (add, show, plot, check, publish; see mapp history --help)");
+  return mapp_fail(MAPP_ERR_INPUT, "unknown history verb '%s' (add, show, plot, check, publish; see mapp history --help)", argv[1]);
 }

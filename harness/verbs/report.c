@@ -1,6 +1,8 @@
-/* mapp report RESULTS: report.md (machine, one table per app, the spec's
- * tables, the figures) and results.csv (one row per record) for a results
- * folder; each spec table also as plots/APP-NAME.csv. */
+/* mapp report RESULTS: report.md and report.html (machine, one table per
+ * app, the spec's tables, the figures, the failed runs with their commands
+ * and log tails: one content, two renderings, doc.h) and results.csv (one
+ * row per record) for a results folder; each spec table also as
+ * plots/APP-NAME.csv. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "coverage.h"
+#include "doc.h"
 #include "fsutil.h"
 #include "headline.h"
 #include "history.h"
@@ -76,7 +79,7 @@ static int write_csv(const char *path, const json_t *records) {
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
 }
 
-/* ---------------------------------------------------------------- report.md */
+/* ---------------------------------------------------------------- the report's sections (doc.h) */
 
 /* The distinct values of a field over the records, joined ("a, b"). */
 static char *distinct(const json_t *records, const char *key) {
@@ -99,7 +102,7 @@ static const char *text_or(const json_t *r, const char *key) {
 
 /* "2 cores, 0 GPUs a node (env local)" per distinct placement, and how many
  * runs used more than that. */
-static void write_placement(FILE *f, const json_t *records) {
+static void write_placement(doc *d, const json_t *records) {
   strv seen = {0};
   size_t i, over = 0;
   const json_t *r;
@@ -115,30 +118,49 @@ static void write_placement(FILE *f, const json_t *records) {
     free(text);
   }
   char *joined = seen.count ? strv_join(&seen, "; ") : NULL;
-  fprintf(f, "| cores and GPUs | %s |\n", joined ? joined : "not recorded");
-  fprintf(f, "| oversubscribed runs | %zu of %zu (ranks x threads beyond the cores given, or ranks sharing a GPU; "
-             "hollow in the figures) |\n", over, json_array_size(records));
+  doc_cell(d, "cores and GPUs");
+  doc_cell(d, "%s", joined ? joined : "not recorded");
+  doc_row_end(d);
+  doc_cell(d, "oversubscribed runs");
+  doc_cell(d, "%zu of %zu (ranks x threads beyond the cores given, or ranks sharing a GPU; hollow in the figures)",
+           over, json_array_size(records));
+  doc_row_end(d);
   free(joined);
   strv_free(&seen);
 }
 
-static void write_machine(FILE *f, const json_t *records, const speedup_refs *refs) {
+static void write_machine(doc *d, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
-  fprintf(f, "| | |\n|---|---|\n| records | %zu |\n", json_array_size(records));
+  doc_heading(d, 2, "Machine");
+  doc_table_plain(d, "ll");
+  doc_cell(d, "records");
+  doc_cell(d, "%zu", json_array_size(records));
+  doc_row_end(d);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
     char *values = distinct(records, rows[i][1]);
-    fprintf(f, "| %s | %s |\n", rows[i][0], values ? values : "?");
+    doc_cell(d, "%s", rows[i][0]);
+    doc_cell(d, "%s", values ? values : "?");
+    doc_row_end(d);
     free(values);
   }
   const json_t *first = json_array_get(records, 0), *last = json_array_get(records, json_array_size(records) - 1);
   const char *from = json_string_value(json_object_get(first, "time"));
   const char *to = json_string_value(json_object_get(last, "time"));
-  fprintf(f, "| ran | %s to %s |\n", from ? from : "?", to ? to : "?");
-  write_placement(f, records);
+  doc_cell(d, "ran");
+  doc_cell(d, "%s to %s", from ? from : "?", to ? to : "?");
+  doc_row_end(d);
+  write_placement(d, records);
   char *listed = speedup_refs_format(refs);
-  if (refs->count > 1) fprintf(f, "| speedup references | %s (each app: the first its results contain) |\n\n", listed);
-  else fprintf(f, "| speedup reference | %s |\n\n", refs->count && listed ? listed : "none given");
+  if (refs->count > 1) {
+    doc_cell(d, "speedup references");
+    doc_cell(d, "%s (each app: the first its results contain)", listed ? listed : "?");
+  } else {
+    doc_cell(d, "speedup reference");
+    doc_cell(d, "%s", refs->count && listed ? listed : "none given");
+  }
+  doc_row_end(d);
+  doc_table_end(d);
   free(listed);
 }
 
@@ -148,7 +170,7 @@ static void format_ratio(bool ok, const ratio *r, char *buf, size_t len) {
   else snprintf(buf, len, "-");
 }
 
-static void write_group_row(FILE *f, const group_table *t, const result_group *g, const speedup_refs *refs) {
+static void write_group_row(doc *d, const group_table *t, const result_group *g, const speedup_refs *refs) {
   ratio eff, strong, speedup;
   char eff_text[32], strong_text[32], speedup_text[32], fom[32] = "-", spread[32] = "-", verify[48];
   format_ratio(stats_weak_efficiency(t, g, &eff), &eff, eff_text, sizeof eff_text);
@@ -162,32 +184,47 @@ static void write_group_row(FILE *f, const group_table *t, const result_group *g
   if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
   else snprintf(verify, sizeof verify, "pass");
   bool base_failed = strcmp(g->baseline, "fail") == 0;
-  char interval[48] = "-";
+  char interval[48] = "";
   if (isfinite(g->verdict.half_width)) snprintf(interval, sizeof interval, " \u00b1%.1f%%", 100.0 * g->verdict.half_width);
-  fprintf(f, "| %s%s%s%s | %s | %ld | %ld | %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s%s%s | %zu |\n",
-          g->variant, g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "", g->backend, g->ranks,
-          g->threads, g->size, g->scaling, fom, spread, verdict_name(g->verdict.kind),
-          isfinite(g->verdict.half_width) ? interval : "", eff_text, strong_text, speedup_text, verify,
-          base_failed ? "**" : "", g->baseline, base_failed ? "**" : "", g->runs);
+  doc_cell(d, "%s%s%s%s", g->variant, g->setting[0] ? " [" : "", g->setting, g->setting[0] ? "]" : "");
+  doc_cell(d, "%s", g->backend);
+  doc_cell(d, "%ld", g->ranks);
+  doc_cell(d, "%ld", g->threads);
+  doc_cell(d, "%s", g->size);
+  doc_cell(d, "%s", g->scaling);
+  doc_cell(d, "%s", fom);
+  doc_cell(d, "%s", spread);
+  doc_cell(d, "%s%s", verdict_name(g->verdict.kind), interval);
+  doc_cell(d, "%s", eff_text);
+  doc_cell(d, "%s", strong_text);
+  doc_cell(d, "%s", speedup_text);
+  doc_cell(d, "%s", verify);
+  doc_cell(d, base_failed ? "**%s**" : "%s", g->baseline);
+  doc_cell(d, "%zu", g->runs);
+  doc_row_end(d);
 }
 
-/* ![APP: SLUG](plots/APP-SLUG.png) when the plots drew it. */
-static void write_figure(FILE *f, const char *app, const char *slug, const strv *images) {
+/* The figure plots/APP-SLUG.png (its SVG in the HTML) when the plots drew it. */
+static void write_figure(doc *d, const char *app, const char *slug, const strv *images) {
   char name[320], app_stem[200], slug_stem[100];
   plot_file_stem(app, app_stem, sizeof app_stem);
   plot_file_stem(slug, slug_stem, sizeof slug_stem);
   snprintf(name, sizeof name, "%s-%s.png", app_stem, slug_stem);
   for (size_t i = 0; i < images->count; ++i) {
     const char *slash = strrchr(images->items[i], '/');
-    if (strcmp(slash ? slash + 1 : images->items[i], name) == 0) fprintf(f, "![%s: %s](plots/%s)\n\n", app, slug, name);
+    if (strcmp(slash ? slash + 1 : images->items[i], name) != 0) continue;
+    char caption[400], path[340];
+    snprintf(caption, sizeof caption, "%s: %s", app, slug);
+    snprintf(path, sizeof path, "plots/%s", name);
+    doc_figure(d, caption, path);
   }
 }
 
 /* The standard figures, then the spec's own (plots: figures:). */
-static void write_figures(FILE *f, const char *app, const strv *images, const sweep_spec *spec) {
-  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) write_figure(f, app, plot_kind_slug((plot_kind)kind), images);
+static void write_figures(doc *d, const char *app, const strv *images, const sweep_spec *spec) {
+  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) write_figure(d, app, plot_kind_slug((plot_kind)kind), images);
   for (size_t i = 0; spec && i < spec->nfigures; ++i)
-    if (!spec->figures[i].app || !strcmp(spec->figures[i].app, app)) write_figure(f, app, spec->figures[i].name, images);
+    if (!spec->figures[i].app || !strcmp(spec->figures[i].app, app)) write_figure(d, app, spec->figures[i].name, images);
 }
 
 /* A path as the report (in dir) links it: relative when it lies under dir. */
@@ -198,7 +235,7 @@ static const char *link_path(const char *path, const char *dir) {
 
 /* Files a run made besides its answer (app_data.artifacts: [{kind, path}]),
  * e.g. heat's snapshot animation: shown inline, one per configuration. */
-static void write_artifacts(FILE *f, const char *app, const json_t *records, const char *dir) {
+static void write_artifacts(doc *d, const char *app, const json_t *records, const char *dir) {
   size_t i, k;
   json_t *rec, *item;
   bool any = false;
@@ -210,12 +247,12 @@ static void write_artifacts(FILE *f, const char *app, const json_t *records, con
       const char *kind = json_string_value(json_object_get(item, "kind"));
       const char *path = json_string_value(json_object_get(item, "path"));
       if (!kind || !path || access(path, R_OK) != 0) continue;
-      if (!any) fprintf(f, "### Artifacts\n\n");
+      if (!any) doc_heading(d, 3, "Artifacts");
       any = true;
-      fprintf(f, "%s of %s/%s n=%lld t=%lld %s:\n\n![%s](%s)\n\n", kind,
-              json_string_value(json_object_get(rec, "variant")), json_string_value(json_object_get(rec, "backend")),
-              json_integer_value(json_object_get(rec, "ranks")), json_integer_value(json_object_get(rec, "threads")),
-              json_string_value(json_object_get(rec, "size")), kind, link_path(path, dir));
+      doc_para(d, "%s of %s/%s n=%lld t=%lld %s:", kind, text_or(rec, "variant"), text_or(rec, "backend"),
+               json_integer_value(json_object_get(rec, "ranks")), json_integer_value(json_object_get(rec, "threads")),
+               text_or(rec, "size"));
+      doc_figure(d, kind, link_path(path, dir));
     }
   }
 }
@@ -229,25 +266,28 @@ typedef struct {
 
 /* ---------------------------------------------------------------- spec tables */
 
-/* Text as a markdown table cell: '|' escaped, line breaks blanked. */
-static void md_cell(FILE *f, const char *s) {
-  for (; *s; ++s) {
-    if (*s == '|') fputs("\\|", f);
-    else fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-  }
-}
-
-/* "label = metg-w2 or metg-w16, variant = eager": a table's where. */
-static void write_where(FILE *f, const table_spec *t) {
-  for (size_t k = 0; k < t->where_fields.count; ++k) {
+/* ", where `label` = `metg-w2` or `metg-w16`, `variant` = `eager`": a table's
+ * where (malloc'd; "" without one). */
+static char *where_text(const table_spec *t) {
+  strv parts = {0};
+  int status = MAPP_OK;
+  for (size_t k = 0; status == MAPP_OK && k < t->where_fields.count; ++k) {
     const char *field = t->where_fields.items[k];
     bool first = true;
     for (size_t j = 0; j < k && first; ++j) first = strcmp(t->where_fields.items[j], field) != 0;
     if (!first) continue;
-    fprintf(f, "%s`%s` = ", k ? ", " : ", where ", field);
-    for (size_t j = k, n = 0; j < t->where_fields.count; ++j)
-      if (!strcmp(t->where_fields.items[j], field)) fprintf(f, "%s`%s`", n++ ? " or " : "", t->where_values.items[j]);
+    strv values = {0};
+    for (size_t j = k; status == MAPP_OK && j < t->where_fields.count; ++j)
+      if (!strcmp(t->where_fields.items[j], field)) status = strv_pushf(&values, "`%s`", t->where_values.items[j]);
+    char *alternatives = status == MAPP_OK ? strv_join(&values, " or ") : NULL;
+    status = alternatives ? strv_pushf(&parts, "%s`%s` = %s", k ? ", " : ", where ", field, alternatives)
+                          : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(alternatives);
+    strv_free(&values);
   }
+  char *text = status == MAPP_OK ? (parts.count ? strv_join(&parts, "") : strdup("")) : NULL;
+  strv_free(&parts);
+  return text;
 }
 
 /* A column of numbers (right-aligned): a value column, or keys that are all numbers or "-". */
@@ -265,39 +305,38 @@ static bool numeric_column(const table_spec *t, const table_data *d, size_t c) {
   return any;
 }
 
-static void write_table_md(FILE *f, const table_spec *t, const table_data *d, const char *app, const char *csv_name) {
-  fprintf(f, "### ");
-  md_cell(f, t->title ? t->title : t->name);
-  fprintf(f, "\n\n");
+static int write_table_doc(doc *out, const table_spec *t, const table_data *d, const char *app, const char *csv_name) {
+  doc_heading(out, 3, "%s", t->title ? t->title : t->name);
   if (d->count == 0) {
-    fprintf(f, "No records match (app `%s`, exit code 0", app);
-    write_where(f, t);
-    fprintf(f, ").\n\n");
-    return;
+    char *where = where_text(t);
+    if (!where) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    doc_para(out, "No records match (app `%s`, exit code 0%s).", app, where);
+    free(where);
+    return MAPP_OK;
   }
-  for (size_t c = 0; c < t->columns.count; ++c) fprintf(f, "| %s ", t->columns.items[c]);
-  fprintf(f, "|\n");
-  for (size_t c = 0; c < t->columns.count; ++c) fprintf(f, "|%s", numeric_column(t, d, c) ? "--:" : "---");
-  fprintf(f, "|\n");
+  char aligns[DOC_MAX_COLUMNS + 1];
+  size_t ncolumns = t->columns.count < DOC_MAX_COLUMNS ? t->columns.count : DOC_MAX_COLUMNS;
+  for (size_t c = 0; c < ncolumns; ++c) aligns[c] = numeric_column(t, d, c) ? 'r' : 'l';
+  aligns[ncolumns] = '\0';
+  doc_table(out, aligns);
+  for (size_t c = 0; c < ncolumns; ++c) doc_cell(out, "%s", t->columns.items[c]);
+  doc_row_end(out);
   for (size_t i = 0; i < d->count; ++i) {
-    for (size_t c = 0; c < t->columns.count; ++c) {
+    for (size_t c = 0; c < ncolumns; ++c) {
       char cell[256];
       table_cell_text(t, &d->rows[i], c, cell, sizeof cell);
-      fprintf(f, "| ");
-      md_cell(f, cell);
-      fprintf(f, " ");
+      doc_cell(out, "%s", cell);
     }
-    fprintf(f, "|\n");
+    doc_row_end(out);
   }
-  fprintf(f, "\n");
-  if (t->values.count) {
-    char *values = strv_join(&t->values, "`, `");
-    fprintf(f, "`%s`: median (min\u2013max) over the records of the row. ", values ? values : "?");
-    free(values);
-  }
-  fprintf(f, "`-`: no record of the row has it. As CSV: `plots/%s`.\n\n", csv_name);
+  doc_table_end(out);
+  char *values = t->values.count ? strv_join(&t->values, "`, `") : NULL;
+  doc_para(out, "%s%s%s`-`: no record of the row has it. As CSV: `plots/%s`.", values ? "`" : "", values ? values : "",
+           values ? "`: median (min\u2013max) over the records of the row. " : "", csv_name);
+  free(values);
   for (size_t c = 0; c < d->absent.count; ++c)
-    fprintf(f, "No record of this table has `%s` (a field path or a matrix parameter).\n\n", d->absent.items[c]);
+    doc_para(out, "No record of this table has `%s` (a field path or a matrix parameter).", d->absent.items[c]);
+  return MAPP_OK;
 }
 
 /* plots/APP-NAME.csv: key columns as text, each value column as its
@@ -326,8 +365,8 @@ static int write_table_csv(const char *path, const table_spec *t, const table_da
   return fclose(f) == 0 ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
 }
 
-/* The spec's tables for this app: in report.md and as plots/APP-NAME.csv. */
-static int write_tables(FILE *f, const report_context *ctx, const json_t *records, const char *app) {
+/* The spec's tables for this app: in the report and as plots/APP-NAME.csv. */
+static int write_tables(doc *out, const report_context *ctx, const json_t *records, const char *app) {
   for (size_t i = 0; ctx->spec && i < ctx->spec->ntables; ++i) {
     const table_spec *t = &ctx->spec->tables[i];
     if (t->app && strcmp(t->app, app) != 0) continue;
@@ -340,8 +379,8 @@ static int write_tables(FILE *f, const report_context *ctx, const json_t *record
     int status = csv ? make_dirs(plots) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     if (status == MAPP_OK) status = table_collect(records, t, app, &d);
     if (status == MAPP_OK) {
-      write_table_md(f, t, &d, app, csv_name);
-      status = write_table_csv(csv, t, &d);
+      status = write_table_doc(out, t, &d, app, csv_name);
+      if (status == MAPP_OK) status = write_table_csv(csv, t, &d);
       table_data_free(&d);
     }
     free(csv);
@@ -351,27 +390,48 @@ static int write_tables(FILE *f, const report_context *ctx, const json_t *record
   return MAPP_OK;
 }
 
-static int write_app(FILE *f, const report_context *ctx, const group_table *t, const json_t *records, const char *app) {
+static void write_app_header(doc *d, const char *unit, const char *ref) {
+  static const char *const columns[] = {"variant", "backend", "ranks", "threads", "size", "scaling"};
+  doc_table(d, "llrrllrrlrrrllr");
+  for (size_t i = 0; i < sizeof columns / sizeof columns[0]; ++i) doc_cell(d, "%s", columns[i]);
+  doc_cell(d, "median %s", unit);
+  doc_cell(d, "spread");
+  doc_cell(d, "verdict");
+  doc_cell(d, "weak eff.");
+  doc_cell(d, "strong speedup");
+  doc_cell(d, "speedup vs %s", ref[0] ? ref : "ref");
+  doc_cell(d, "verify");
+  doc_cell(d, "baseline");
+  doc_cell(d, "reps");
+  doc_row_end(d);
+}
+
+static int write_app(doc *d, const report_context *ctx, const group_table *t, const json_t *records, const char *app) {
   const speedup_refs *refs = ctx->refs;
   const char *unit = "FOM";
   for (size_t i = 0; i < t->count; ++i)
     if (strcmp(t->items[i].app, app) == 0) unit = t->items[i].fom_name;
   char ref[128];
   speedup_ref_text(stats_app_reference(t, app, refs), ref, sizeof ref);
-  fprintf(f, "## %s\n\n", app);
-  fprintf(f, "Speedup reference: %s.\n\n", ref[0] ? ref : "none of the references ran for this app");
-  fprintf(f, "| variant | backend | ranks | threads | size | scaling | median %s | spread | verdict | weak eff. | "
-             "strong speedup | speedup vs %s | verify | baseline | reps |\n", unit, ref[0] ? ref : "ref");
-  fprintf(f, "|---|---|--:|--:|---|---|--:|--:|---|--:|--:|--:|---|---|--:|\n");
+  doc_heading(d, 2, "%s", app);
+  doc_para(d, "Speedup reference: %s.", ref[0] ? ref : "none of the references ran for this app");
+  write_app_header(d, unit, ref);
   for (size_t i = 0; i < t->count; ++i)
-    if (strcmp(t->items[i].app, app) == 0) write_group_row(f, t, &t->items[i], refs);
-  fprintf(f, "\nSpread is (max - min) / median over the repetitions; the verdict judges the figure (stable, noisy, "
-             "too-short, disturbed; \u00b1 the half-width of the median's 95 %% interval). Weak efficiency is (fom(n) / n) / (fom(n0) / n0); "
-             "strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the series.\n\n");
-  MAPP_TRY(write_tables(f, ctx, records, app));
-  write_figures(f, app, ctx->images, ctx->spec);
+    if (strcmp(t->items[i].app, app) == 0) write_group_row(d, t, &t->items[i], refs);
+  doc_table_end(d);
+  doc_para(d, "Spread is (max - min) / median over the repetitions; the verdict judges the figure (stable, noisy, "
+              "too-short, disturbed; \u00b1 the half-width of the median's 95 %% interval). Weak efficiency is (fom(n) "
+              "/ n) / (fom(n0) / n0); strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the "
+              "series.");
+  MAPP_TRY(write_tables(d, ctx, records, app));
+  write_figures(d, app, ctx->images, ctx->spec);
   return MAPP_OK;
 }
+
+/* ---------------------------------------------------------------- failures */
+
+/* Runs whose log tail and command the report shows (the table lists them all). */
+enum { FAILURES_SHOWN = 20, LOG_TAIL_LINES = 20, LOG_TAIL_BYTES = 16384 };
 
 static bool status_is(const json_t *r, const char *field, const char *status) {
   const char *text = json_string_value(json_object_get(json_object_get(r, field), "status"));
@@ -392,64 +452,162 @@ static const char *failure_of(const json_t *r) {
   return NULL;
 }
 
-/* Every run that did not pass: its configuration, what failed, and its log. */
-static void write_failures(FILE *f, const json_t *records) {
-  size_t i, shown = 0;
+/* The last LOG_TAIL_LINES lines of the file (malloc'd); NULL when it cannot
+ * be read. Only its last LOG_TAIL_BYTES are read: a log may be huge. */
+static char *file_tail(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = malloc(LOG_TAIL_BYTES + 1);
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  long from = size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0;
+  size_t got = text && size >= 0 && fseek(f, from, SEEK_SET) == 0 ? fread(text, 1, LOG_TAIL_BYTES, f) : 0;
+  bool ok = text && size >= 0 && !ferror(f);
+  fclose(f);
+  if (!ok) {
+    free(text);
+    return NULL;
+  }
+  while (got && text[got - 1] == '\n') --got;
+  text[got] = '\0';
+  size_t start = got, lines = 0;
+  while (start > 0 && !(text[start - 1] == '\n' && ++lines == LOG_TAIL_LINES)) --start;
+  /* read from the middle of a line: start after its end (unless it is the only line) */
+  if (start == 0 && from > 0 && strchr(text, '\n')) start = strcspn(text, "\n") + 1;
+  memmove(text, text + start, got - start + 1);
+  return text;
+}
+
+/* The tail of a run's log: where its record says, else in runs/ of the
+ * results folder (a folder moved since, or combined from others). */
+static char *log_tail(const char *log, const char *dir, char **found) {
+  char *tail = file_tail(log);
+  *found = tail ? strdup(log) : NULL;
+  if (tail) return tail;
+  const char *slash = strrchr(log, '/');
+  char *runs = path_join(dir, "runs"), *beside = runs ? path_join(runs, slash ? slash + 1 : log) : NULL;
+  tail = beside ? file_tail(beside) : NULL;
+  if (tail) *found = beside;
+  else free(beside);
+  free(runs);
+  return tail;
+}
+
+/* A failed run's command and the end of its log. */
+static void write_failure_detail(doc *d, const json_t *r, const char *failure, const char *dir) {
+  const char *setting = json_string_value(json_object_get(r, "setting"));
+  doc_heading(d, 3, "%s %s/%s n=%lld t=%lld %s%s%s rep %lld: %s", text_or(r, "app"), text_or(r, "variant"),
+              text_or(r, "backend"), (long long)json_integer_value(json_object_get(r, "ranks")),
+              (long long)json_integer_value(json_object_get(r, "threads")), text_or(r, "size"), setting ? " " : "",
+              setting ? setting : "", (long long)json_integer_value(json_object_get(r, "repetition")), failure);
+  const char *launch = json_string_value(json_object_get(r, "launch"));
+  if (!launch) launch = json_string_value(json_object_get(r, "command"));
+  if (launch) {
+    doc_para(d, "To reproduce it, from the folder the sweep ran in:");
+    doc_code(d, "sh", launch);
+  }
+  const char *log = json_string_value(json_object_get(r, "log"));
+  char *found = NULL, *tail = log ? log_tail(log, dir, &found) : NULL;
+  if (tail) {
+    size_t lines = tail[0] != '\0';
+    for (const char *c = tail; *c; ++c) lines += *c == '\n';
+    doc_para(d, "The last %zu line%s of `%s`:", lines, lines == 1 ? "" : "s", found ? found : log);
+    doc_code(d, "", tail[0] ? tail : "(empty)");
+  } else if (log) {
+    doc_para(d, "Its log `%s` cannot be read.", log);
+  } else {
+    doc_para(d, "Its record names no log.");
+  }
+  free(tail);
+  free(found);
+}
+
+static void write_failure_row(doc *d, const json_t *r, const char *failure) {
+  const char *setting = json_string_value(json_object_get(r, "setting"));
+  const char *log = json_string_value(json_object_get(r, "log"));
+  doc_cell(d, "%s", text_or(r, "app"));
+  doc_cell(d, "%s/%s", text_or(r, "variant"), text_or(r, "backend"));
+  doc_cell(d, "%lld", (long long)json_integer_value(json_object_get(r, "ranks")));
+  doc_cell(d, "%s", text_or(r, "size"));
+  doc_cell(d, "%s", setting ? setting : "-");
+  doc_cell(d, "%lld", (long long)json_integer_value(json_object_get(r, "repetition")));
+  doc_cell(d, "%s", failure);
+  doc_cell(d, log ? "`%s`" : "-%s", log ? log : "");
+  doc_row_end(d);
+}
+
+/* Every run that did not pass: its configuration, what failed and its log;
+ * then, for the first FAILURES_SHOWN, the command that reproduces it and the
+ * end of its log. */
+static void write_failures(doc *d, const json_t *records, const char *dir) {
+  static const char *const columns[] = {"app", "variant/backend", "ranks", "size", "setting", "rep", "what failed", "log"};
+  size_t i, failed = 0;
   const json_t *r;
+  doc_heading(d, 2, "Failed runs");
   json_array_foreach(records, i, r) {
     const char *failure = failure_of(r);
     if (!failure) continue;
-    if (shown++ == 0)
-      fprintf(f, "## Failed runs\n\n| app | variant/backend | ranks | size | setting | rep | what failed | log |\n"
-                 "|---|---|---|---|---|---|---|---|\n");
-    const char *setting = json_string_value(json_object_get(r, "setting"));
-    const char *log = json_string_value(json_object_get(r, "log"));
-    fprintf(f, "| %s | %s/%s | %lld | %s | %s | %lld | %s | %s%s%s |\n", text_or(r, "app"), text_or(r, "variant"),
-            text_or(r, "backend"), (long long)json_integer_value(json_object_get(r, "ranks")), text_or(r, "size"),
-            setting ? setting : "-", (long long)json_integer_value(json_object_get(r, "repetition")),
-            failure, log ? "`" : "", log ? log : "-",
-            log ? "`" : "");
+    if (failed++ == 0) {
+      doc_table(d, "llllllll");
+      for (size_t c = 0; c < sizeof columns / sizeof columns[0]; ++c) doc_cell(d, "%s", columns[c]);
+      doc_row_end(d);
+    }
+    write_failure_row(d, r, failure);
   }
-  if (shown) fprintf(f, "\n");
-  else fprintf(f, "## Failed runs\n\nNone: every run exited 0 and passed its verification, its baseline and its "
-                  "consistency checks.\n\n");
+  if (!failed) {
+    doc_para(d, "None: every run exited 0 and passed its verification, its baseline and its consistency checks.");
+    return;
+  }
+  doc_table_end(d);
+  size_t shown = 0;
+  json_array_foreach(records, i, r) {
+    const char *failure = failure_of(r);
+    if (failure && shown++ < FAILURES_SHOWN) write_failure_detail(d, r, failure, dir);
+  }
+  if (failed > FAILURES_SHOWN)
+    doc_para(d, "The other %zu failed runs: their logs are in the table above.", failed - FAILURES_SHOWN);
 }
 
-static int write_markdown(const char *path, const report_context *ctx, const json_t *records) {
+/* ---------------------------------------------------------------- report.md, report.html */
+
+static int write_sections(doc *d, const report_context *ctx, const group_table *table, const coverage_table *coverage,
+                          const json_t *records) {
+  doc_heading(d, 1, "mapp results: %s", ctx->name);
+  if (ctx->description) doc_para(d, "%s", ctx->description);
+  MAPP_TRY(headline_write(d, table));
+  coverage_write(d, coverage);
+  coverage_write_missing(d, records);
+  write_machine(d, records, ctx->refs);
+  const char *apps[64];
+  size_t napps = plot_apps(table, apps, 64);
+  for (size_t i = 0; i < napps; ++i) {
+    MAPP_TRY(write_app(d, ctx, table, records, apps[i]));
+    write_artifacts(d, apps[i], records, ctx->dir);
+  }
+  /* the trend of each configuration across commits, when a history exists */
+  MAPP_TRY(history_report_section(d, ctx->dir, records));
+  write_failures(d, records, ctx->dir);
+  doc_para(d, "Raw records: `results.jsonl`; one row per record: `results.csv`.");
+  return MAPP_OK;
+}
+
+/* report.md and report.html: one pass over the content, two renderings. */
+static int write_report(const char *md_path, const char *html_path, const report_context *ctx, const json_t *records) {
   group_table table;
   double precision = ctx->spec ? ctx->spec->measure.precision : VERDICT_DEFAULT_PRECISION;
   MAPP_TRY(stats_group_at(records, precision, &table));
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    group_table_free(&table);
-    return mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  coverage_table coverage = {0};
+  char *title = str_printf("mapp results: %s", ctx->name);
+  int status = title ? coverage_collect(records, &coverage) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  doc d;
+  if (status == MAPP_OK) status = doc_open(&d, ctx->dir, title, md_path, html_path);
+  if (status == MAPP_OK) {
+    status = write_sections(&d, ctx, &table, &coverage, records);
+    int closed = doc_close(&d);
+    if (status == MAPP_OK) status = closed;
   }
-  coverage_table coverage;
-  int status = coverage_collect(records, &coverage);
-  if (status != MAPP_OK) {
-    group_table_free(&table);
-    fclose(f);
-    return status;
-  }
-  fprintf(f, "# mapp results: %s\n\n", ctx->name);
-  if (ctx->description) fprintf(f, "%s\n\n", ctx->description);
-  if (status == MAPP_OK) status = headline_write(f, &table);
-  coverage_write_markdown(f, &coverage);
   coverage_table_free(&coverage);
-  coverage_write_missing(f, records);
-  write_machine(f, records, ctx->refs);
-  const char *apps[64];
-  size_t napps = plot_apps(&table, apps, 64);
-  for (size_t i = 0; status == MAPP_OK && i < napps; ++i) {
-    status = write_app(f, ctx, &table, records, apps[i]);
-    write_artifacts(f, apps[i], records, ctx->dir);
-  }
-  /* the trend of each configuration across commits, when a history exists */
-  if (status == MAPP_OK) status = history_report_section(f, ctx->dir, records);
-  write_failures(f, records);
-  fprintf(f, "Raw records: `results.jsonl`; one row per record: `results.csv`.\n");
   group_table_free(&table);
-  if (fclose(f) != 0 && status == MAPP_OK) status = mapp_fail(MAPP_ERR_INPUT, "cannot write %s", path);
+  free(title);
   return status;
 }
 
@@ -500,12 +658,13 @@ static int report(const char *results_arg, const char *reference, const selectio
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
   char *md = dir ? path_join(dir, "report.md") : NULL, *csv = dir ? path_join(dir, "results.csv") : NULL;
+  char *html = dir ? path_join(dir, "report.html") : NULL;
   sweep_spec spec = {0};
   bool have_spec = false;
   speedup_refs refs = {0};
   strv images = {0};
   json_t *records = NULL;
-  int status = name && md && csv ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = name && md && csv && html ? results_load(results_file, &records) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status == MAPP_OK && json_array_size(records) == 0) status = mapp_fail(MAPP_ERR_INPUT, "%s has no records", results_file);
   if (status == MAPP_OK) status = selection_filter_records(select, records);
   if (status == MAPP_OK) status = ensure_plots(results_file, reference, select, &images);
@@ -514,14 +673,15 @@ static int report(const char *results_arg, const char *reference, const selectio
   if (status == MAPP_OK) status = load_spec(dir, &spec, &have_spec);
   report_context ctx = {.dir = dir, .name = name, .description = spec.description, .refs = &refs, .images = &images,
                         .spec = have_spec ? &spec : NULL};
-  if (status == MAPP_OK) status = write_markdown(md, &ctx, records);
+  if (status == MAPP_OK) status = write_report(md, html, &ctx, records);
   if (status == MAPP_OK) status = write_csv(csv, records);
-  if (status == MAPP_OK) printf("%s\n%s\n", md, csv);
+  if (status == MAPP_OK) printf("%s\n%s\n%s\n", md, html, csv);
   json_decref(records);
   strv_free(&images);
   if (have_spec) spec_free(&spec);
   speedup_refs_free(&refs);
   free(csv);
+  free(html);
   free(md);
   free(name);
   free(dir);
@@ -575,9 +735,10 @@ int verb_report(int argc, char **argv) {
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl...",
-                          "Write RESULTS/report.md (machine, a table per app, the figures in PNG, SVG and PDF,\n"
-                          "the runs that failed with their logs; plots are drawn first when results.jsonl is\n"
-                          "newer than them) and RESULTS/results.csv. Several folders are combined into --out.",
+                          "Write RESULTS/report.md and RESULTS/report.html (machine, a table per app, the\n"
+                          "figures in PNG, SVG and PDF, the runs that failed with their commands and logs; plots\n"
+                          "are drawn first when results.jsonl is newer than them; the HTML page stands alone,\n"
+                          "figures inlined) and RESULTS/results.csv. Several folders are combined into --out.",
                           opts, 1, 64, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown && args.cli.positional_count > 1 && !out)
     status = mapp_fail(MAPP_ERR_INPUT, "report of %d results folders needs --out FOLDER for the combined report",
