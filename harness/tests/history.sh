@@ -80,6 +80,14 @@ expect_output "SLOWER heat mpi/serial tiny weak n1 t1 slow: "
 expect_output "from revision $(rev 12)"
 grep -q "SLOWER.* flat" <<<"$OUT" && fail "the flat series was flagged: $OUT"
 expect_output "ok     heat mpi/serial tiny weak n1 t1 flat"
+# --junit: the slow series a "slowdown" failure naming its revision, the flat one passed; valid
+if command -v xmllint >/dev/null; then
+  expect_exit 1 "$MAPP" history check --db h.sqlite --junit check.xml
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" check.xml || fail "check.xml is not valid JUnit"
+  [ "$(grep -c '<failure type="slowdown"' check.xml)" = 1 ] || fail "check.xml has not exactly 1 slowdown"
+  grep -q "<failure type=\"slowdown\" message=\"[^\"]*from revision $(rev 12)" check.xml || fail "the slowdown does not name revision 12"
+  grep -q 'name="heat mpi/serial tiny weak n1 t1 flat"' check.xml || fail "no case for the flat series"
+fi
 expect_exit 0 "$MAPP" history check --db h.sqlite setting=flat
 expect_exit 0 "$MAPP" history check --db h.sqlite flat
 expect_exit 1 "$MAPP" history check --db h.sqlite setting=slow

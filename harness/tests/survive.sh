@@ -153,7 +153,10 @@ YAML
   [ "$(last_record results/retry/results.jsonl "len(r['attempts'])")" = 2 ] || fail "not 2 attempts recorded"
   [ "$(last_record results/retry/results.jsonl "r['attempts'][0]['exit_code']")" = 1 ] || fail "the first attempt's exit is not 1"
   ls results/retry/runs/*.attempt1.log >/dev/null || fail "the first attempt's log was not kept"
-  echo "ok: the flaky launcher passed on attempt 2"
+  expect_exit 0 "$MAPP" report results/retry
+  grep -qF "1 of 1 launched more than once (retries); 1 flaky configuration (passed only after a retry): heat mpi/serial tiny strong n1 t1;" \
+    results/retry/report.md || fail "the report does not count the flaky configuration"
+  echo "ok: the flaky launcher passed on attempt 2, and the report counts it flaky"
 
   # A wrong answer is not launched again.
   mkdir -p base && cp -r "$MAPP_SOURCE_DIR/baselines/heat" base/

@@ -13,6 +13,7 @@
 #include "history.h"
 #include "history_site.h"
 #include "historydb.h"
+#include "junit.h"
 #include "mapp_error.h"
 #include "selection.h"
 #include "verbs.h"
@@ -190,7 +191,34 @@ static int show(const char *given, bool revisions, series_filter *f) {
 
 typedef struct {
   size_t checked, slower, inconclusive;
+  junit_suite *junit; /* NULL: no JUnit file */
 } check_tally;
+
+/* The series' case in the JUnit file: a "slowdown" failure when SLOWER. */
+static int junit_series(check_tally *t, const history_series *s, const history_judgement *j,
+                        const verdict_summary *latest, double threshold) {
+  if (!t->junit) return MAPP_OK;
+  const char *answer = j->answer == HISTORY_SLOWER ? "SLOWER" : j->answer == HISTORY_INCONCLUSIVE ? "inconclusive" : "ok";
+  char revisions[24], detectable[24], message[256] = "";
+  snprintf(revisions, sizeof revisions, "%zu", s->count);
+  snprintf(detectable, sizeof detectable, "%.3g %%", 100.0 * j->detectable);
+  for (size_t i = 0; i < j->changes.count && !message[0]; ++i) {
+    const change_point *p = &j->changes.points[i];
+    if (changepoint_judge(p, threshold) == STEP_SLOWER)
+      snprintf(message, sizeof message, "%+.1f %% from revision %s (p %.3f), slower by %.3g %% or more", 100.0 * p->change,
+               s->points[p->index].revision, p->p_value, 100.0 * threshold);
+  }
+  const junit_property props[] = {{"answer", answer}, {"revisions", revisions}, {"detectable", detectable},
+                                  {"verdict", verdict_name(latest->kind)}};
+  char *classname = str_printf("mapp.history.%s", s->app ? s->app : "unknown");
+  junit_case c = {.classname = classname, .name = s->config, .status = j->answer == HISTORY_SLOWER ? JUNIT_FAILURE : JUNIT_PASS,
+                  .type = j->answer == HISTORY_SLOWER ? "slowdown" : NULL,
+                  .message = j->answer == HISTORY_SLOWER ? message : NULL, .details = j->answer == HISTORY_SLOWER ? message : NULL,
+                  .properties = props, .property_count = sizeof props / sizeof props[0]};
+  int status = classname ? junit_add_case(t->junit, &c) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(classname);
+  return status;
+}
 
 /* "latest revision: noisy: 5 repetitions, too few ..." */
 static void print_latest(const verdict_summary *latest) {
@@ -236,16 +264,19 @@ static int check_one(const history_series *s, const verdict_summary *latest, dou
   if (j.answer == HISTORY_SLOWER) printf("       %s", s->config);
   print_latest(latest);
   t->slower += j.answer == HISTORY_SLOWER;
+  int status = junit_series(t, s, &j, latest, threshold);
   free(j.changes.points);
-  return MAPP_OK;
+  return status;
 }
 
-static int check(const char *given, double threshold_pct, series_filter *f) {
-  history_series_set set;
+static int check(const char *given, double threshold_pct, series_filter *f, const char *junit) {
+  history_series_set set = {0};
   char *path = NULL;
   check_tally t = {0};
   verdict_summary *verdicts = NULL;
-  int status = history_load_series(given, &set, &path);
+  int status = junit ? junit_check_path(junit) : MAPP_OK;
+  if (status == MAPP_OK && junit) status = junit_suite_new("history", &t.junit);
+  if (status == MAPP_OK) status = history_load_series(given, &set, &path);
   if (status == MAPP_OK) status = filter_prepare(f, &set);
   if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
   for (size_t i = 0; status == MAPP_OK && i < set.count; ++i)
@@ -254,8 +285,10 @@ static int check(const char *given, double threshold_pct, series_filter *f) {
     printf("history %s: %zu configurations checked, %zu with a slowdown of %.3g %% or more that the data support; "
            "%zu inconclusive (too few revisions, or noise that hides a %.3g %% step)\n",
            path, t.checked, t.slower, threshold_pct, t.inconclusive, threshold_pct);
-    if (t.slower) status = MAPP_ERR_VERIFY;
+    if (t.junit) status = junit_write(t.junit, junit);
+    if (status == MAPP_OK && t.slower) status = MAPP_ERR_VERIFY;
   }
+  junit_suite_free(t.junit);
   free(verdicts);
   history_series_set_free(&set);
   free(path);
@@ -409,13 +442,15 @@ static int history_plot(int argc, char **argv) {
 }
 
 static int history_check(int argc, char **argv) {
-  const char *db = NULL;
+  const char *db = NULL, *junit = NULL;
   double threshold = 5.0;
   series_filter f = {0};
   const mapp_option opts[] = {
       DB_OPTION(&db),
       {.name = "threshold", .kind = MAPP_OPT_DOUBLE, .dest = &threshold, .dmin = 0.0, .dmax = 100.0,
        .help = "smallest slowdown that counts, in percent of the figure of merit"},
+      {.name = "junit", .kind = MAPP_OPT_STRING, .dest = &junit,
+       .help = "also write the answers as JUnit XML to this file (a SLOWER configuration is a failure)"},
       SELECTION_OPTIONS(&f.select),
       MAPP_OPTION_END};
   verb_args args;
@@ -428,7 +463,7 @@ static int history_check(int argc, char **argv) {
                               "the smallest step it could show. Each line ends with the latest revision's verdict\n"
                               "(stable, noisy, too-short, disturbed).\n" FILTER_HELP,
                               opts, argc, argv, &args, &f);
-  if (status == MAPP_OK && !args.help_shown) status = check(db, threshold, &f);
+  if (status == MAPP_OK && !args.help_shown) status = check(db, threshold, &f, junit);
   filter_free(&f);
   verb_args_free(&args);
   return status;

@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "headline.h"
 #include "history.h"
+#include "historydb.h"
 #include "mapp_error.h"
 #include "plot.h"
 #include "plotdata.h"
@@ -129,6 +130,32 @@ static void write_placement(doc *d, const json_t *records) {
   strv_free(&seen);
 }
 
+/* Runs launched more than once (retries:): the flaky configurations, those
+ * whose run passed only after a retry, and the timeouts. */
+static void write_retries(doc *d, const json_t *records) {
+  strv flaky = {0};
+  size_t i, retried = 0, timeouts = 0;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    size_t attempts = json_array_size(json_object_get(r, "attempts"));
+    const char *outcome = json_string_value(json_object_get(r, "outcome"));
+    timeouts += outcome && strcmp(outcome, "timeout") == 0;
+    if (attempts < 2) continue;
+    ++retried;
+    char *config = historydb_config_key(r); /* "heat mpi/serial tiny weak n1 t1" */
+    if (config && outcome && strcmp(outcome, "ok") == 0 && !strv_contains(&flaky, config)) strv_push(&flaky, config);
+    free(config);
+  }
+  char *listed = flaky.count ? strv_join(&flaky, ", ") : NULL;
+  doc_cell(d, "retried runs");
+  doc_cell(d, "%zu of %zu launched more than once (retries); %zu flaky configuration%s (passed only after a retry)%s%s; "
+           "%zu timed out", retried, json_array_size(records), flaky.count, flaky.count == 1 ? "" : "s",
+           listed ? ": " : "", listed ? listed : "", timeouts);
+  doc_row_end(d);
+  free(listed);
+  strv_free(&flaky);
+}
+
 static void write_machine(doc *d, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
@@ -151,6 +178,7 @@ static void write_machine(doc *d, const json_t *records, const speedup_refs *ref
   doc_cell(d, "%s to %s", from ? from : "?", to ? to : "?");
   doc_row_end(d);
   write_placement(d, records);
+  write_retries(d, records);
   char *listed = speedup_refs_format(refs);
   if (refs->count > 1) {
     doc_cell(d, "speedup references");
