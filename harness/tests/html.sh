@@ -89,6 +89,20 @@ check site/$n1.html page-n1 --title "heat mpi/serial tiny weak n1 t1" --figures 
   --links 1 --heading "Change points" --heading Revisions --text "a slowdown" || fail "the page of n1"
 check site/$n4.html page-n4 --title "heat mpi/serial tiny weak n4 t1" --figures 1 --tables 1 --rows 0:6 --links 1 \
   --text "None: E-Divisive means finds no step" || fail "the page of n4"
+# a history of 6 revisions (the last 6 of the fixture's): its site as well
+python3 - history.jsonl >history6.jsonl <<'PY'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+last6 = sorted({r["git_revision"] for r in records})[-6:]
+for r in records:
+    if r["git_revision"] in last6: print(json.dumps(r))
+PY
+expect_exit 0 "$MAPP" history add history6.jsonl --db res/history6.sqlite
+expect_output "added 54 of 54 records"
+expect_exit 0 "$MAPP" history publish site6 --db res/history6.sqlite
+check site6/index.html index6 --title "mapp history: history6" --tables 1 --rows 0:3 --trends 3 --links 3 --figures 0 ||
+  fail "the index of a 6-revision history"
+check site6/$n1.html page6-n1 --figures 1 --tables 1 --rows 0:6 --links 1 || fail "the n1 page of a 6-revision history"
 
 # ---- the check fails where it should
 # a script (blocked by the page's Content-Security-Policy: a console error)

@@ -9,7 +9,8 @@ Always: no console message (the pages run no script, so anything on the
 console is an error: a blocked load, a blocked script), no <script>, every
 image inlined (data:), every link to a file that exists beside the page, no
 "figure missing" note. --figures N: N <figure>s, each an inline SVG whose
-first plot has a path, with a caption. Prints what is wrong and exits 1.
+first plot has a path (or an inlined GIF or PNG: heat's animation), with a
+caption. Prints what is wrong and exits 1.
 """
 import argparse
 import os
@@ -67,7 +68,11 @@ def figure_problem(i, fig):
     caption = " ".join(c.all_text().strip() for c in fig.find("figcaption")) or "?"
     svgs = fig.find("svg")
     if not svgs:
-        return "figure %d (%s) is not an inline SVG" % (i, caption)
+        # an inlined raster image (heat's animation, a GIF) is a figure too
+        imgs = [m for m in fig.find("img") if re.match(r"data:image/(gif|png);base64,.{100}", m.attrs.get("src") or "")]
+        if imgs and caption != "?":
+            return None
+        return "figure %d (%s) is neither an inline SVG nor an inlined image" % (i, caption)
     plots = [g for g in svgs[0].find("g") if g.attrs.get("id", "").endswith("gnuplot_plot_1")]
     if not any(p.attrs.get("d") for g in plots for p in g.find("path")):
         return "figure %d (%s) draws no plot" % (i, caption)
