@@ -6,6 +6,7 @@ packages=(build-essential cmake pkg-config git
           libbenchmark-dev gnuplot-nox libjansson-dev libfyaml-dev libcmocka-dev
           libfftw3-dev libxxhash-dev zlib1g-dev libzstd-dev libzfp-dev liburing-dev libsqlite3-dev python3
           libxml2-utils
+          libsimgrid-dev libhdf5-dev
           chromium
           slurm-wlm munge)
 missing=()

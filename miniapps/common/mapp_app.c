@@ -112,6 +112,10 @@ static int parse_line(const mapp_app *app, mapp_run *run, const char *prog, int 
 }
 
 static int required_thread_level(const mapp_app *app, const mapp_run *run) {
+  /* SimGrid SMPI provides MPI_THREAD_SINGLE only; a simulated rank is one
+   * thread (check_simulable refuses the variants that need more), so the
+   * main thread's MPI calls are all there is. */
+  if (MAPP_SIMULATED) return MPI_THREAD_SINGLE;
   const mapp_variant_info *v = mapp_variant_find(app->variants, run->common.variant);
   return v && v->mpi_threads == MAPP_MPI_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
 }
@@ -171,11 +175,31 @@ static int check_min_time(const mapp_app *app, const mapp_run *run) {
   return MAPP_OK;
 }
 
+/* Under SimGrid SMPI (the simulated build) every rank is a thread of one
+ * process and the simulator runs them one at a time: an OpenMP team or
+ * worker threads of a rank stall it (measured: an OpenMP region with several
+ * threads per rank never finished), MPI calls from threads are not modelled,
+ * and no device is simulated. Such a run is refused, naming why. */
+static int check_simulable(const mapp_app *app, const mapp_run *run) {
+  if (!MAPP_SIMULATED) return MAPP_OK;
+  if (run->backend != MAPP_BACKEND_SERIAL)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "%s: backend '%s' cannot run simulated (SimGrid SMPI runs ranks one at a time in one process, "
+                     "so thread teams and devices are not simulated); use --backend serial",
+                     app->name, run->common.backend);
+  if (run->variant->mpi_threads == MAPP_MPI_MULTIPLE)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "%s: variant '%s' cannot run simulated (it calls MPI from worker threads, which SimGrid SMPI "
+                     "does not model)", app->name, run->variant->name);
+  return MAPP_OK;
+}
+
 /* Resolve the variant, backend, threads and preset, then the app's setup. */
 static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void **state) {
   mapp_timer_start(&run->timers, MAPP_PHASE_SETUP);
   int status = mapp_select_backend(app->name, app->variants, run->common.variant, run->common.backend,
                                    &run->variant, &run->backend);
+  if (status == MAPP_OK) status = check_simulable(app, run);
   /* Before setup: libraries plan for the thread count in force (FFTW). */
   if (status == MAPP_OK) run->threads = mapp_set_threads(run->backend == MAPP_BACKEND_OMP ? run->common.threads : 1);
   if (status == MAPP_OK) status = mapp_preset_find(app->name, app->presets, run->common.size, &run->preset);

@@ -10,6 +10,7 @@
 
 #include "mapp_build_info.h"
 #include "mapp_error.h"
+#include "mapp_h5_io.h"
 
 /* HDF5 prints its own error stack by default; our messages say what failed. */
 static void silence_hdf5(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
@@ -77,6 +78,8 @@ static int agree_on(MPI_Comm comm, int status) {
   return worst;
 }
 
+int mapp_h5_agree(MPI_Comm comm, int status) { return agree_on(comm, status); }
+
 /* A step on a file being written: skipped (with the agreed failure) once
  * one failed; otherwise its local status agreed over the file's ranks.
  * Files opened for reading, or not by mapp_h5_create, are not agreed on. */
@@ -95,11 +98,8 @@ static const char *file_label(hid_t file) {
 static int open_with(MPI_Comm comm, const char *path, const char *name, bool create, hid_t *file) {
   silence_hdf5();
   *file = -1;
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
-    if (fapl >= 0) H5Pclose(fapl);
-    return mapp_fail(MAPP_ERR_SYSTEM, "cannot set up parallel HDF5 access for '%s'", name);
-  }
+  hid_t fapl = mapp_h5_io_file_access(comm);
+  if (fapl < 0) return mapp_fail(MAPP_ERR_SYSTEM, "cannot set up HDF5 file access for '%s'", name);
   *file = create ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5Fopen(path, H5F_ACC_RDONLY, fapl);
   H5Pclose(fapl);
   if (*file < 0)
@@ -137,7 +137,13 @@ int mapp_h5_create(MPI_Comm comm, const char *path, hid_t *file) {
   }
   snprintf(w->partial, len + sizeof ".partial", "%s.partial", path);
   w->comm = comm;
-  int status = agree_on(comm, open_with(comm, w->partial, path, true, &w->file));
+  /* A rank that does not hold the file (serial HDF5: all but rank 0) gets
+   * an id no HDF5 object has, its own per slot, so written_find tells its
+   * files apart. */
+  bool holds = mapp_h5_io_holds_file(comm);
+  int opened = holds ? open_with(comm, w->partial, path, true, &w->file) : MAPP_OK;
+  if (!holds) w->file = -2 - (hid_t)(w - written);
+  int status = agree_on(comm, opened);
   if (status != MAPP_OK) {
     /* Open MPI opens collectively, so a failure is every rank's. */
     int rank;
@@ -188,7 +194,7 @@ int mapp_h5_close(hid_t file) {
   if (!w) return H5Fclose(file) < 0 ? mapp_fail(MAPP_ERR_SYSTEM, "closing an HDF5 file failed") : MAPP_OK;
   int status = w->status;
   if (status != MAPP_OK) release_space(w);
-  int closed = H5Fclose(file) < 0
+  int closed = file >= 0 && H5Fclose(file) < 0
                    ? mapp_fail(MAPP_ERR_SYSTEM, "finishing the HDF5 answer '%s' failed (its metadata could not be "
                                                 "written: disk full or I/O error)", w->path)
                    : MAPP_OK;
@@ -218,7 +224,7 @@ static int check_slab(const char *name, const mapp_h5_slab *s) {
 
 /* The file-side selection (this rank's slab) and the memory-side one (a 2-D
  * view: count rows of `stride` elements of which the first row-size count). */
-static int make_spaces(const mapp_h5_slab *s, hid_t *file_space, hid_t *mem_space) {
+int mapp_h5_make_spaces(const mapp_h5_slab *s, hid_t *file_space, hid_t *mem_space) {
   hsize_t gdims[MAPP_H5_MAX_RANK], start[MAPP_H5_MAX_RANK] = {0}, count[MAPP_H5_MAX_RANK];
   hsize_t row = 1;
   for (int i = 0; i < s->ndims; ++i) {
@@ -243,34 +249,15 @@ static int make_spaces(const mapp_h5_slab *s, hid_t *file_space, hid_t *mem_spac
   return mapp_fail(MAPP_ERR_SYSTEM, "HDF5 dataspace creation failed");
 }
 
-static hid_t collective_xfer(void) {
-  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-  return dxpl;
-}
-
 int mapp_h5_write_field(hid_t file, const char *name, const mapp_h5_slab *slab, const double *data) {
   written_file *w = written_find(file);
   if (w && w->status != MAPP_OK) return w->status;
-  /* Checked on every rank before the collective create, so a bad slab on
+  /* Checked on every rank before the collective write, so a bad slab on
    * one rank cannot leave the others waiting in it. */
-  hid_t fspace = -1, mspace = -1;
-  int status = check_slab(name, slab);
-  if (status == MAPP_OK) status = make_spaces(slab, &fspace, &mspace);
-  status = agree_step(w, status);
-  if (status == MAPP_OK) {
-    hid_t dset = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t dxpl = collective_xfer();
-    herr_t err = dset < 0 ? -1 : H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, data);
-    H5Pclose(dxpl);
-    if (dset >= 0 && H5Dclose(dset) < 0) err = -1;
-    if (err < 0) status = mapp_fail(MAPP_ERR_SYSTEM, "writing field '%s' to '%s' failed (disk full or I/O error)",
-                                    name, file_label(file));
-    status = agree_step(w, status);
-  }
-  if (fspace >= 0) H5Sclose(fspace);
-  if (mspace >= 0) H5Sclose(mspace);
-  return status;
+  int status = agree_step(w, check_slab(name, slab));
+  if (status != MAPP_OK) return status;
+  mapp_h5_target target = {.file = file, .comm = w ? w->comm : MPI_COMM_SELF, .label = file_label(file)};
+  return agree_step(w, mapp_h5_io_write(&target, name, slab, data));
 }
 
 int mapp_h5_field_shape(hid_t file, const char *name, int *ndims, long dims[MAPP_H5_MAX_RANK]) {
@@ -303,9 +290,9 @@ int mapp_h5_read_field(hid_t file, const char *name, const mapp_h5_slab *slab, d
     return mapp_fail(MAPP_ERR_INPUT, "field '%s' has shape %s, expected %s", name, have, want);
   }
   hid_t fspace, mspace;
-  MAPP_TRY(make_spaces(slab, &fspace, &mspace));
+  MAPP_TRY(mapp_h5_make_spaces(slab, &fspace, &mspace));
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
-  hid_t dxpl = collective_xfer();
+  hid_t dxpl = mapp_h5_io_transfer();
   herr_t err = dset < 0 ? -1 : H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, data);
   H5Pclose(dxpl);
   if (dset >= 0) H5Dclose(dset);
@@ -317,6 +304,7 @@ int mapp_h5_read_field(hid_t file, const char *name, const mapp_h5_slab *slab, d
 static int write_attr(hid_t obj, const char *name, hid_t type, const void *value) {
   written_file *w = written_find(obj);
   if (w && w->status != MAPP_OK) return w->status;
+  if (w && w->file < 0) return agree_step(w, MAPP_OK); /* a rank that does not hold the file */
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
   hid_t space = H5Screate(H5S_SCALAR);
   hid_t attr = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);

@@ -2,7 +2,8 @@
  * rank writing its hyperslab of the first dimension, with provenance
  * attributes on the root group, so a baseline made on 1 rank checks a run
  * on 4. All functions are collective over the communicator the file was
- * opened with. */
+ * opened with. The simulated build (SimGrid SMPI) writes the same file
+ * through serial HDF5, rank 0 gathering the slabs (mapp_h5_io.h). */
 #ifndef MAPP_H5_H
 #define MAPP_H5_H
 

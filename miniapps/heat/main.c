@@ -58,6 +58,11 @@ static const mapp_option options[] = {
 
 static int check_snapshot_args(const mapp_run *run) {
   const heat_run_options *s = &args.snapshots;
+  /* The NAM region is an MPI RMA window (MPI_Win_allocate): under SimGrid
+   * SMPI creating one took minutes across 128 or more ranks. */
+  if (MAPP_SIMULATED && s->nam)
+    return mapp_fail(MAPP_ERR_INPUT, "--nam cannot run simulated (its MPI RMA window, MPI_Win_allocate, takes "
+                                     "minutes to create across 128 or more simulated ranks)");
   /* A region records one run's snapshots (its count published at the end). */
   if (s->nam && run->common.min_time > 0)
     return mapp_fail(MAPP_ERR_INPUT, "--min-time cannot repeat a run that snapshots into a NAM region (--nam)");
