@@ -190,3 +190,16 @@ void dir_unlock(int *fd) {
   if (*fd >= 0) close(*fd); /* closing drops the flock; the file stays for the next holder */
   *fd = -1;
 }
+
+bool program_on_path(const char *name) {
+  const char *path = getenv("PATH");
+  for (const char *dir = path; dir && *dir;) {
+    size_t len = strcspn(dir, ":");
+    char *candidate = str_printf("%.*s/%s", (int)len, dir, name);
+    bool found = candidate && access(candidate, X_OK) == 0;
+    free(candidate);
+    if (found) return true;
+    dir += len + (dir[len] == ':');
+  }
+  return false;
+}

@@ -15,6 +15,8 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap);
 bool path_exists(const char *path);
 bool path_is_dir(const char *path);
+/* An executable `name` in one of $PATH's folders. */
+bool program_on_path(const char *name);
 /* Modification time, or 0 when the path does not exist. */
 time_t path_mtime(const char *path);
 /* mkdir -p. */

@@ -45,13 +45,14 @@ expect_exit 0 env MAPP_BASELINE_DIR="$SCRATCH/baselines" "$MAPP" sweep "$QUICK" 
 expect_output "tiny-weak2 MISSING"
 expect_output "baselines: 6 exist, 4 missing (4 of them required: the run would fail)"
 
-# Exactly the 4-rank stencil jobs run.
-expect_exit 0 "$MAPP" sweep "$QUICK" --only app=stencil --only ranks=4 --out sel
+# Exactly the 4-rank eager stencil jobs run (three fields combined).
+expect_exit 0 "$MAPP" sweep "$QUICK" --only app=stencil --only ranks=4 --only variant=eager --out sel
 python3 - sel/quick/results.jsonl <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(recs) == 18, len(recs)
-assert all(r["app"] == "stencil" and r["ranks"] == 4 for r in recs), [(r["app"], r["ranks"]) for r in recs]
+assert len(recs) == 8, len(recs)
+assert all(r["app"] == "stencil" and r["ranks"] == 4 and r["variant"] == "eager" for r in recs), \
+    [(r["app"], r["ranks"], r["variant"]) for r in recs]
 PY
 
 # --resume with --only: the selected jobs still missing, nothing else.
