@@ -92,6 +92,9 @@ printf 'name: s\nruns:\n  - app: heat\n    ranks: [1]\n    args: ["--no-such-fla
 printf 'name: e\nlauncher: mpirun\n' >env-incomplete.yaml
 printf 'name: e\nlauncher: mpirun\nnp_flag: -np\nscheduler: pbs\n' >env-scheduler.yaml
 printf 'name: e\nlauncher: mpirun\nnp_flag: -np\ncores_per_node: 0\n' >env-cores.yaml
+printf 'name: e\nlauncher: mpirun\nnp_flag: -np\nsimulated: maybe\n' >env-simulated-maybe.yaml
+printf 'name: e\nlauncher: mpirun\nnp_flag: -np\nplatform: p.xml\n' >env-platform-only.yaml
+printf 'name: e\nlauncher: mpirun\nnp_flag: -np\nsimulated: true\n' >env-simulated-no-platform.yaml
 mkdir -p jobs5 jobsarray jobsgarbage jobsempty jobsnojobs results-garbage results-empty results-half
 printf '{"jobs":5}\n' >jobs5/jobs.json
 printf '[]\n' >jobsarray/jobs.json
@@ -262,6 +265,9 @@ probe_mapp() {
   probe "mapp run heat --env incomplete" -- "$m" run heat --env env-incomplete.yaml
   probe "mapp run heat --env unknown scheduler" -- "$m" run heat --env env-scheduler.yaml
   probe "mapp run heat --env 0 cores" -- "$m" run heat --env env-cores.yaml
+  probe "mapp run heat --env simulated: maybe" -- "$m" run heat --env env-simulated-maybe.yaml
+  probe "mapp run heat --env platform without simulated" -- "$m" run heat --env env-platform-only.yaml
+  probe "mapp run heat --env simulated without platform" -- "$m" run heat --env env-simulated-no-platform.yaml
   probe "mapp run heat --out /dev/full/x" -- "$m" run heat --out /dev/full/x
   probe "mapp run heat -- --no-such-flag" -- "$m" run heat -- --no-such-flag
   probe "mapp run heat -- --rows 0" -- "$m" run heat -- --rows 0

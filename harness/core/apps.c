@@ -96,9 +96,22 @@ int app_info_parse(const char *json_text, const char *app, app_info *info) {
   return status;
 }
 
+/* A simulated build's programs start only under its launcher (smpicc
+ * makes them shared objects smpirun loads): --list goes through it, on 1 rank. */
+static int push_list_command(const harness_env *env, const char *exe, strv *argv) {
+  if (env->simulated) {
+    MAPP_TRY(strv_push(argv, env->launcher));
+    MAPP_TRY(strv_push(argv, env->np_flag));
+    MAPP_TRY(strv_push(argv, "1"));
+    MAPP_TRY(strv_extend(argv, &env->launcher_args));
+  }
+  MAPP_TRY(strv_push(argv, exe));
+  return strv_push(argv, "--list");
+}
+
 int app_query(const char *app, const harness_env *env, app_info *info) {
   *info = (app_info){0}; /* freeable whatever fails below */
-  char *exe = paths_app_executable(NULL, app);
+  char *exe = paths_app_executable(env->bin_dir, app);
   if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (access(exe, X_OK) != 0) {
     int status = mapp_fail(MAPP_ERR_INPUT, "no mini-app '%s' in this build (%s is missing)", app, exe);
@@ -106,8 +119,7 @@ int app_query(const char *app, const harness_env *env, app_info *info) {
     return status;
   }
   strv argv = {0};
-  int status = strv_push(&argv, exe);
-  if (status == MAPP_OK) status = strv_push(&argv, "--list");
+  int status = push_list_command(env, exe, &argv);
   free(exe);
   char *text = NULL;
   proc_outcome outcome;

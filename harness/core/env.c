@@ -14,7 +14,8 @@ extern const char harness_default_env_yaml[];
 
 static const char *const env_keys[] = {
     "name", "description", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
-    "gpus_per_node", "gpu_bind", "perf_references", "env", "partition", "account", "time", "modules", "directives", "max_ranks", NULL};
+    "gpus_per_node", "gpu_bind", "perf_references", "env", "partition", "account", "time", "modules", "directives", "max_ranks",
+    "simulated", "platform", "bin_dir", NULL};
 
 /* cores_per_node: an integer, or "auto" (the default) for this machine's online cores. */
 static int read_cores(const yaml_map *root, harness_env *env) {
@@ -85,6 +86,45 @@ int env_check_ranks(const harness_env *env, long ranks) {
                    env->scheduler == SCHEDULER_NONE ? ", oversubscribed" : " per node");
 }
 
+/* The build folder as given, or under the source tree when relative. */
+static int resolve_bin_dir(harness_env *env) {
+  if (!env->bin_dir || env->bin_dir[0] == '/') return MAPP_OK;
+  char *resolved = paths_source_file(env->bin_dir);
+  if (!resolved) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(env->bin_dir);
+  env->bin_dir = resolved;
+  return MAPP_OK;
+}
+
+/* A simulated cluster's launcher is the project's wrapper, named from the
+ * source tree (envs/sim/smpirun-wrapper.sh) so the environment works from
+ * any folder. */
+static int resolve_launcher(harness_env *env) {
+  if (env->launcher[0] == '/' || !strchr(env->launcher, '/')) return MAPP_OK;
+  char *resolved = paths_source_file(env->launcher);
+  if (!resolved) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(env->launcher);
+  env->launcher = resolved;
+  return MAPP_OK;
+}
+
+/* simulated: true (SimGrid SMPI) needs the platform it models and the
+ * simulated build's bin_dir; neither means anything on a real machine. */
+static int read_simulation(const yaml_map *root, harness_env *env) {
+  char *flag = NULL;
+  MAPP_TRY(yaml_get_string(root, "simulated", false, &flag));
+  bool yes = flag && strcmp(flag, "true") == 0, no = !flag || strcmp(flag, "false") == 0;
+  free(flag);
+  if (!yes && !no) return yaml_error_at(root, "simulated", "'simulated' must be true or false");
+  env->simulated = yes;
+  MAPP_TRY(yaml_get_string(root, "platform", env->simulated, &env->platform));
+  MAPP_TRY(yaml_get_string(root, "bin_dir", false, &env->bin_dir));
+  if (!env->simulated && env->platform)
+    return yaml_error_at(root, "platform", "'platform' describes a simulated cluster: give 'simulated: true' too");
+  MAPP_TRY(resolve_bin_dir(env));
+  return env->simulated ? resolve_launcher(env) : MAPP_OK;
+}
+
 static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_check_keys(root, env_keys));
   MAPP_TRY(yaml_get_string(root, "name", true, &env->name));
@@ -103,7 +143,8 @@ static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_get_string(root, "account", false, &env->account));
   MAPP_TRY(yaml_get_string(root, "time", false, &env->time_limit));
   MAPP_TRY(yaml_get_strings(root, "modules", false, &env->modules));
-  return yaml_get_strings(root, "directives", false, &env->directives);
+  MAPP_TRY(yaml_get_strings(root, "directives", false, &env->directives));
+  return read_simulation(root, env);
 }
 
 /* Reads the env out of a loaded document and closes it; on failure the env is freed. */
@@ -157,7 +198,14 @@ void env_free(harness_env *env) {
   free(env->perf_references);
   free(env->account);
   free(env->time_limit);
+  free(env->platform);
+  free(env->bin_dir);
   strv_free(&env->modules);
   strv_free(&env->directives);
   *env = (harness_env){0};
+}
+
+void env_apply_to_job(const harness_env *env, job *j) {
+  if (env->bin_dir && !j->bin_dir) j->bin_dir = env->bin_dir;
+  if (env->simulated) j->simulated_on = env->name;
 }

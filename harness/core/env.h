@@ -22,6 +22,10 @@ typedef struct {
   char *perf_references; /* this machine's reference results (mapp check --perf), or NULL */
   long max_ranks; /* most ranks one launch may ask for; 0: no limit (a scheduler decides) */
   strv env_names, env_values; /* exported to every launch */
+  /* A simulated cluster (SimGrid SMPI): its runs are predictions. */
+  bool simulated;
+  char *platform; /* the platform file, recorded with every run (simulated only) */
+  char *bin_dir;  /* the build whose apps it runs (build-sim/bin; relative: to the source tree), or NULL */
   /* batch jobs only */
   char *partition, *account, *time_limit;
   strv modules;    /* module load lines */
@@ -37,6 +41,11 @@ void env_free(harness_env *env);
  * environment offers (its max_ranks), rather than a launcher that tries
  * to start them all and hangs the machine. */
 int env_check_ranks(const harness_env *env, long ranks);
+
+/* What the environment says of a job's launch: the build it runs
+ * (bin_dir) and, on a simulated cluster, that its runs are predictions
+ * (job.simulated_on). */
+void env_apply_to_job(const harness_env *env, job *j);
 
 /* Nodes enough for the job's ranks x threads cores and ranks x gpus GPUs;
  * a GPU job the environment cannot place is an input error. */

@@ -139,6 +139,18 @@ static int record_placement(const harness_env *env, const job *j, json_t *record
   return MAPP_OK;
 }
 
+/* A run on a simulated cluster is a prediction: the record says so, with
+ * the platform, and keeps the real seconds the simulation took beside the
+ * app's own times, which are simulated (SMPI's clock). */
+static int record_simulation(const harness_env *env, double real_s, json_t *record) {
+  json_object_set_new(record, "simulated", json_boolean(env->simulated));
+  if (!env->simulated) return MAPP_OK;
+  json_t *sim = json_pack("{s:s, s:s, s:f}", "platform", env->platform, "env", env->name, "real_s", real_s);
+  if (!sim) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_object_set_new(record, "simulation", sim);
+  return MAPP_OK;
+}
+
 /* Files of an earlier run with the same stem would be mistaken for this one's. */
 static void remove_stale_files(const job_files *files) {
   unlink(files->output);
@@ -162,6 +174,7 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
   if (status == MAPP_OK) status = job_judge(j, files, launch, &proc, opt, res);
   if (status == MAPP_OK && env->name) json_object_set_new(res->record, "env", json_string(env->name));
   if (status == MAPP_OK) status = record_placement(env, j, res->record);
+  if (status == MAPP_OK) status = record_simulation(env, proc.elapsed_s, res->record);
   free(launch);
   strv_free(&argv);
   strv_free(&names);

@@ -61,10 +61,19 @@ char *job_bless_command(const job *j, const char *case_name) {
   return text;
 }
 
-char *job_setting(const job *j) {
+static char *measured_setting(const job *j) {
   if (j->label && j->params_text) return str_printf("%s %s", j->label, j->params_text);
   if (j->label) return strdup(j->label);
   return j->extra_args && j->extra_args->count ? strv_join(j->extra_args, " ") : NULL;
+}
+
+char *job_setting(const job *j) {
+  char *setting = measured_setting(j);
+  if (!j->simulated_on) return setting;
+  char *marked = setting ? str_printf("%s simulated:%s", setting, j->simulated_on)
+                         : str_printf("simulated:%s", j->simulated_on);
+  free(setting);
+  return marked;
 }
 
 /* "-label" plus the combination as a file-name part ("-instances=64"). */
@@ -87,7 +96,7 @@ char *job_stem(const job *j) {
   char rep[32] = "", setting[160] = "";
   if (j->repetition >= 0) snprintf(rep, sizeof rep, "-r%ld", j->repetition);
   char *text = job_setting(j);
-  if (j->label) stem_setting(j, setting, sizeof setting);
+  if (j->label && !j->simulated_on) stem_setting(j, setting, sizeof setting);
   else if (text) snprintf(setting, sizeof setting, "-a%08lx", setting_hash(text));
   free(text);
   return str_printf("%s-%s-%s-%s-%s-n%ld-t%ld%s%s", j->app, j->variant, j->backend, j->size, j->scaling,

@@ -34,6 +34,8 @@ typedef struct {
   const char *baseline_case; /* the baseline of a custom problem (a spec entry's `case:`; may be NULL) */
   double min_time;        /* --min-time of the app (0: none); how it is measured, not what */
   double time_limit;      /* seconds the launch may take (0: none) */
+  const char *simulated_on; /* a simulated environment's name: its runs are predictions, a setting
+                               "simulated:NAME" of their own, never a measured series (NULL: measured) */
 } job;
 
 /* The files a job writes, all named after its stem in one directory. */
@@ -45,7 +47,8 @@ typedef struct {
 
 /* What sets a job apart beyond its configuration: its entry's label, else
  * its extra flags joined by spaces; NULL for neither (malloc'd); with a
- * matrix, the label and the combination ("label instances=64"). Entries of
+ * matrix, the label and the combination ("label instances=64"); on a
+ * simulated environment " simulated:NAME" after it (alone: "simulated:NAME"). Entries of
  * one sweep that differ only in flags (heat with and without snapshots)
  * are different jobs, with their own files, keys and report rows. */
 char *job_setting(const job *j);

@@ -33,6 +33,7 @@ int sweep_setup_open(const char *spec_path, const char *env_path, sweep_setup *s
   if (status == MAPP_OK) status = env_load(env_path, &s->env);
   if (status == MAPP_OK) status = query_apps(s);
   if (status == MAPP_OK) status = spec_expand(&s->spec, s->apps, s->napps, &s->jobs);
+  for (size_t i = 0; status == MAPP_OK && i < s->jobs.count; ++i) env_apply_to_job(&s->env, &s->jobs.items[i].job);
   if (status != MAPP_OK) sweep_setup_close(s);
   return status;
 }

@@ -156,6 +156,31 @@ static void write_retries(doc *d, const json_t *records) {
   strv_free(&flaky);
 }
 
+/* Runs on a simulated cluster: their figures are predictions, in series of
+ * their own (the setting "simulated:ENV"), on the platforms they name. */
+static void write_predictions(doc *d, const json_t *records) {
+  strv platforms = {0};
+  size_t i, simulated = 0;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    if (!json_is_true(json_object_get(r, "simulated"))) continue;
+    ++simulated;
+    const json_t *sim = json_object_get(r, "simulation");
+    char *text = str_printf("%s (env %s)", text_or(sim, "platform"), text_or(sim, "env"));
+    if (text && !strv_contains(&platforms, text)) strv_push(&platforms, text);
+    free(text);
+  }
+  if (simulated) {
+    char *listed = strv_join(&platforms, "; ");
+    doc_cell(d, "predictions");
+    doc_cell(d, "%zu of %zu runs simulated by SimGrid SMPI on %s: their figures are predictions, not measurements, "
+             "in series of their own (setting simulated:ENV)", simulated, json_array_size(records), listed ? listed : "?");
+    doc_row_end(d);
+    free(listed);
+  }
+  strv_free(&platforms);
+}
+
 static void write_machine(doc *d, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
@@ -179,6 +204,7 @@ static void write_machine(doc *d, const json_t *records, const speedup_refs *ref
   doc_row_end(d);
   write_placement(d, records);
   write_retries(d, records);
+  write_predictions(d, records);
   char *listed = speedup_refs_format(refs);
   if (refs->count > 1) {
     doc_cell(d, "speedup references");

@@ -85,6 +85,7 @@ static int run_app(const run_options *o, const char *app_name, const strv *extra
   int status = env_check_ranks(&env, o->ranks);
   if (status == MAPP_OK) status = app_query(app_name, &env, &app);
   if (status == MAPP_OK) status = resolve_job(&app, o, extra, &j);
+  if (status == MAPP_OK) env_apply_to_job(&env, &j);
   if (status == MAPP_OK) status = make_dirs(o->out);
   if (status == MAPP_OK) status = job_files_make(o->out, &j, &files);
   if (status == MAPP_OK) status = job_execute(&env, &j, &files, &opt, &res);
