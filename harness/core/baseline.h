@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "compare.h"
+#include "tolerance.h"
 
 /* <baseline dir>/<app>/<case>.h5 (malloc'd; NULL when out of memory). */
 char *baseline_path(const char *app, const char *case_name);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
+#include "tolerance.h"
 #include "fsutil.h"
 #include "mapp_error.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "compare.h"
+#include "tolerance.h"
 #include "env.h"
 #include "job.h"
 #include "proc.h"

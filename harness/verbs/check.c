@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "compare.h"
+#include "tolerance.h"
 #include "env.h"
 #include "perfstats.h"
 #include "mapp_error.h"

@@ -13,8 +13,8 @@
  *          answer and the envelope its difference from the -O3 answer
  *          (envelope.h; the baseline layout in envelope_file.h)
  * Identical bits always pass; a NaN against anything else always fails. */
-#ifndef HARNESS_COMPARE_H
-#define HARNESS_COMPARE_H
+#ifndef HARNESS_TOLERANCE_H
+#define HARNESS_TOLERANCE_H
 
 #include <jansson.h>
 #include <stdbool.h>

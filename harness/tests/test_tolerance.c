@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "compare.h"
+#include "tolerance.h"
 #include "mapp_error.h"
 
 static const tolerance exact = {TOL_EXACT, 0.0};

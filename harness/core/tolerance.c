@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "tolerance.h"
 
 #include <float.h>
 #include <math.h>
