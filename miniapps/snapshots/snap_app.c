@@ -73,6 +73,15 @@ static int choose_layers(mapp_run *run, snap_state *s) {
       return mapp_fail(MAPP_ERR_INPUT, "--layers %s holds the device layer, which needs --backend cuda (not %s)",
                        s->layers_name, mapp_backend_name(run->backend));
   }
+  /* The layers' writer and prefetcher threads run outside the simulated
+   * rank: their work would cost no simulated time, and a read of SMPI's
+   * clock from one of them crashes the simulator (measured: compression or
+   * the disk layer, at once). */
+  if (MAPP_SIMULATED && mode == SNAP_MODE_STREAM && mask)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "--variant stream --layers %s cannot run simulated (its writer and prefetcher threads run "
+                     "outside the simulated rank, which SimGrid SMPI does not model); use --variant memory or revolve",
+                     s->layers_name);
   s->st.mode = mode;
   s->st.store.layers = mode == SNAP_MODE_MEMORY ? 0 : mask;
   /* Non-NULL here: a CUDA build (checked above) has the device tier. */
