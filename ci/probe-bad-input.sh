@@ -380,7 +380,9 @@ probe_mapp() {
   probe "mapp bisect unknown revision" -- "$m" bisect no-such-rev HEAD --spec zero-reps.yaml --repo "$SOURCE_DIR"
   probe "mapp bisect missing spec" -- "$m" bisect HEAD~1 HEAD --spec /nonexistent.yaml --repo "$SOURCE_DIR"
   probe "mapp bisect --entry 99" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --entry 99 --repo "$SOURCE_DIR"
-  probe "mapp bisect entry of 3 configurations" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --entry 0 --repo "$SOURCE_DIR"
+  # (an entry of its own: the quick spec's entries change)
+  printf 'name: b\nruns:\n  - app: heat\n    variants: [mpi]\n    ranks: [1, 2, 4]\n' >three-configurations.yaml
+  probe "mapp bisect entry of 3 configurations" -- "$m" bisect HEAD~1 HEAD --spec three-configurations.yaml --entry 0 --repo "$SOURCE_DIR"
   probe "mapp bisect --repetitions 1" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --repetitions 1 --repo "$SOURCE_DIR"
   probe "mapp bisect not a repository" -- "$m" bisect HEAD~1 HEAD --spec "$quick" --repo /tmp
 }
