@@ -162,13 +162,20 @@ static int latest_verdicts(const char *path, const history_series_set *set, verd
   return history_latest_verdicts(path, set, *verdicts);
 }
 
+/* What show, check and publish start from: the series, filtered, and the
+ * latest revision's verdict of each. */
+static int load_judged(const char *given, series_filter *f, history_series_set *set, char **path,
+                       verdict_summary **verdicts) {
+  MAPP_TRY(history_load_series(given, set, path));
+  MAPP_TRY(filter_prepare(f, set));
+  return latest_verdicts(*path, set, verdicts);
+}
+
 static int show(const char *given, bool revisions, series_filter *f) {
-  history_series_set set;
+  history_series_set set = {0};
   char *path = NULL;
   verdict_summary *verdicts = NULL;
-  int status = history_load_series(given, &set, &path);
-  if (status == MAPP_OK) status = filter_prepare(f, &set);
-  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
+  int status = load_judged(given, f, &set, &path, &verdicts);
   if (status == MAPP_OK) {
     printf("history %s: %zu records, %zu revisions, %zu configurations\n", path, set.records, set.revisions, set.count);
     int width = (int)config_width(&set, f);
@@ -276,9 +283,7 @@ static int check(const char *given, double threshold_pct, series_filter *f, cons
   verdict_summary *verdicts = NULL;
   int status = junit ? junit_check_path(junit) : MAPP_OK;
   if (status == MAPP_OK && junit) status = junit_suite_new("history", &t.junit);
-  if (status == MAPP_OK) status = history_load_series(given, &set, &path);
-  if (status == MAPP_OK) status = filter_prepare(f, &set);
-  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
+  if (status == MAPP_OK) status = load_judged(given, f, &set, &path, &verdicts);
   for (size_t i = 0; status == MAPP_OK && i < set.count; ++i)
     if (series_selected(f, &set, i)) status = check_one(&set.items[i], &verdicts[i], threshold_pct / 100.0, &t);
   if (status == MAPP_OK) {
@@ -340,12 +345,10 @@ static int plot(const char *given, const char *out, const char *format, series_f
 /* ---------------------------------------------------------------- publish */
 
 static int publish(const char *given, const char *dir, double threshold_pct, series_filter *f) {
-  history_series_set set;
+  history_series_set set = {0};
   char *path = NULL;
   verdict_summary *verdicts = NULL;
-  int status = history_load_series(given, &set, &path);
-  if (status == MAPP_OK) status = filter_prepare(f, &set);
-  if (status == MAPP_OK) status = latest_verdicts(path, &set, &verdicts);
+  int status = load_judged(given, f, &set, &path, &verdicts);
   if (status == MAPP_OK) {
     history_site site = {.db_path = path, .set = &set, .keep = f->keep, .verdicts = verdicts,
                          .threshold = threshold_pct / 100.0};
