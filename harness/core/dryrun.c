@@ -1,15 +1,12 @@
 #include "dryrun.h"
 
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
+#include "earlier.h"
 #include "fsutil.h"
-#include "history.h"
-#include "historydb.h"
 #include "mapp_error.h"
-#include "results.h"
 #include "stats.h"
 
 typedef struct {
@@ -20,74 +17,6 @@ typedef struct {
 
 /* ---------------------------------------------------------------- estimates */
 
-/* Adds each timed record as core-seconds under its configuration key:
- * {config: [s, ...]}. */
-static int add_estimates(const json_t *records, json_t *by_config) {
-  int status = MAPP_OK;
-  size_t i;
-  const json_t *r;
-  json_array_foreach(records, i, r) {
-      const char *key = json_string_value(json_object_get(r, "key"));
-      const json_t *elapsed = json_object_get(r, "elapsed_s");
-      if (!key || !json_is_number(elapsed) || json_integer_value(json_object_get(r, "exit_code")) != 0) continue;
-      char *config = job_configuration_key(key);
-      if (!config) {
-        status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-        break;
-      }
-      json_t *list = json_object_get(by_config, config);
-      if (!list) json_object_set_new(by_config, config, list = json_array());
-      double cores = (double)json_integer_value(json_object_get(r, "ranks")) *
-                     (double)json_integer_value(json_object_get(r, "threads"));
-      json_array_append_new(list, json_real(json_number_value(elapsed) * (cores > 0 ? cores : 1.0)));
-      free(config);
-    }
-  return status;
-}
-
-static int add_file_estimates(const char *path, json_t *by_config) {
-  json_t *records = NULL;
-  int status = results_load(path, &records);
-  if (status == MAPP_OK) status = add_estimates(records, by_config);
-  json_decref(records);
-  return status;
-}
-
-/* The records of the spec's apps in the history beside the results root,
- * when there is one; one that cannot be read is a warning, not a failed
- * dry run (the estimates are a guide). */
-static void add_history_estimates(const sweep_setup *setup, const char *results_dir, json_t *by_config) {
-  char *root = path_dirname(results_dir), *path = root ? history_path_beside(root) : NULL;
-  history_db *db = NULL;
-  int status = path && path_exists(path) ? historydb_open(path, false, &db) : MAPP_OK;
-  for (size_t i = 0; db && status == MAPP_OK && i < setup->napps; ++i) {
-    json_t *records = NULL;
-    status = historydb_records_of(db, setup->apps[i].name, &records);
-    if (status == MAPP_OK) status = add_estimates(records, by_config);
-    json_decref(records);
-  }
-  if (status != MAPP_OK) {
-    fprintf(stderr, "mapp: warning: %s; estimates from the results folder only\n", mapp_error_message());
-    mapp_error_clear();
-  }
-  historydb_close(db);
-  free(path);
-  free(root);
-}
-
-/* Every results*.jsonl of the folder (the current one and those moved aside). */
-static int load_estimates(const char *results_dir, json_t *by_config) {
-  char *pattern = path_join(results_dir, "results*.jsonl");
-  if (!pattern) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  glob_t found = {0};
-  int status = MAPP_OK;
-  if (glob(pattern, 0, NULL, &found) == 0)
-    for (size_t i = 0; status == MAPP_OK && i < found.gl_pathc; ++i) status = add_file_estimates(found.gl_pathv[i], by_config);
-  globfree(&found);
-  free(pattern);
-  return status;
-}
-
 /* Median core-seconds of the job's configuration; false without records. */
 static bool estimate_of(const json_t *by_config, const char *key, double *seconds) {
   char *config = job_configuration_key(key);
@@ -96,7 +25,11 @@ static bool estimate_of(const json_t *by_config, const char *key, double *second
   size_t n = json_array_size(list);
   double *values = n ? malloc(n * sizeof *values) : NULL;
   if (!values) return false;
-  for (size_t i = 0; i < n; ++i) values[i] = json_number_value(json_array_get(list, i));
+  for (size_t i = 0; i < n; ++i) {
+    const json_t *run = json_array_get(list, i); /* [elapsed_s, cores] */
+    double cores = json_number_value(json_array_get(run, 1));
+    values[i] = json_number_value(json_array_get(run, 0)) * (cores > 0 ? cores : 1.0);
+  }
   *seconds = stats_median(values, n);
   free(values);
   return true;
@@ -196,10 +129,8 @@ static void print_totals(FILE *out, const sweep_setup *setup, const dry_totals *
 }
 
 int dry_run_print(const sweep_setup *setup, const char *results_dir, FILE *out) {
-  json_t *estimates = json_object();
-  if (!estimates) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  int status = load_estimates(results_dir, estimates);
-  if (status == MAPP_OK) add_history_estimates(setup, results_dir, estimates);
+  json_t *estimates = NULL;
+  int status = earlier_runs_load(results_dir, setup, &estimates);
   dry_totals totals = {0};
   if (status == MAPP_OK)
     fprintf(out, "%4s  %-9s %-13s %-7s %5s %7s %4s  %-9s %-6s %-24s %3s %5s  %-22s %8s  %s\n", "#", "app", "variant",

@@ -16,6 +16,7 @@
 #include "mapp_error.h"
 #include "proc.h"
 #include "results.h"
+#include "stats.h"
 #include "verdict.h"
 #include "strv.h"
 
@@ -783,49 +784,30 @@ int junit_add_record(junit_suite *s, const json_t *record) {
 
 /* ---------------------------------------------------------------- configurations */
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median figure of merit of the passed runs among records; NAN for none. */
-static double median_fom(const json_t *runs) {
-  size_t n = 0, i;
-  const json_t *r;
-  double *values = malloc((json_array_size(runs) + 1) * sizeof *values);
-  if (!values) return NAN;
-  json_array_foreach(runs, i, r) {
-    record_case rc = {0};
-    judge_record(r, &rc);
-    const json_t *v = json_object_get(json_object_get(r, "fom"), "value");
-    if (rc.status == JUNIT_PASS && json_is_number(v)) values[n++] = json_number_value(v);
-    record_case_free(&rc);
-  }
-  qsort(values, n, sizeof *values, compare_doubles);
-  double median = n == 0 ? NAN : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-  free(values);
-  return median;
-}
-
-/* The record that stands for a configuration's runs (a new reference). */
+/* The record that stands for a configuration's runs (a new reference):
+ * its first failed run, else its last; the median figure of merit of its
+ * passed runs (stats_median) and the sum of their seconds. */
 static json_t *configuration_record(const char *config, const json_t *runs) {
-  const json_t *chosen = json_array_get(runs, json_array_size(runs) - 1), *r;
-  double seconds = 0.0;
-  size_t i;
+  size_t n = json_array_size(runs), passed = 0, i;
+  const json_t *first_failed = NULL, *r;
+  double seconds = 0.0, *foms = malloc((n + 1) * sizeof *foms);
+  if (!foms) return NULL;
   json_array_foreach(runs, i, r) {
     record_case rc = {0};
     judge_record(r, &rc);
-    bool failed = rc.status != JUNIT_PASS;
+    const json_t *value = json_object_get(json_object_get(r, "fom"), "value");
+    if (rc.status != JUNIT_PASS && !first_failed) first_failed = r;
+    if (rc.status == JUNIT_PASS && json_is_number(value)) foms[passed++] = json_number_value(value);
     record_case_free(&rc);
     seconds += number_at(r, "elapsed_s", 0);
-    if (failed && chosen == json_array_get(runs, json_array_size(runs) - 1)) chosen = r;
   }
-  json_t *out = json_deep_copy(chosen);
+  double median = passed ? stats_median(foms, passed) : NAN;
+  free(foms);
+  json_t *out = json_deep_copy(first_failed ? first_failed : json_array_get(runs, n - 1));
   if (!out) return NULL;
   json_object_set_new(out, "key", json_string(config));
-  json_object_set_new(out, "repetitions", json_integer((json_int_t)json_array_size(runs)));
+  json_object_set_new(out, "repetitions", json_integer((json_int_t)n));
   json_object_set_new(out, "elapsed_s", json_real(seconds));
-  double median = median_fom(runs);
   json_t *fom = json_object_get(out, "fom");
   if (json_is_object(fom) && !isnan(median)) json_object_set_new(fom, "value", json_real(median));
   /* The statistics' verdict on the runs (stable, noisy, too-short, disturbed). */

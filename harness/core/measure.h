@@ -11,7 +11,7 @@
  *   time_limit: 300         # seconds one launch may take: then its whole process tree is stopped
  *                           # (SIGTERM, SIGKILL 5 s later) and the run is a timeout. Default: 10x
  *                           # the longest earlier run of the configuration, at least 60 s, where
- *                           # an earlier record exists (the results folder, the history); else 3600
+ *                           # an earlier record exists (the results folder, the history: earlier.h); else 3600
  *   retries: 1              # launch again a run that failed outside the app's verdict (an exit
  *                           # other than 0, 1 and 2, a signal, a launcher that failed before the
  *                           # app wrote its record, a timeout); never a wrong answer. Default 0

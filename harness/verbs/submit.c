@@ -282,7 +282,7 @@ static int submit(const char *spec_path, const char *env_path, const char *out, 
     status = mapp_fail(MAPP_ERR_INPUT, "environment %s (%s) has no batch scheduler: use mapp sweep", setup.env.name,
                        setup.env.origin);
   if (status == MAPP_OK) status = prepare_paths(&setup, spec_path, out, dry_run, &paths);
-  if (status == MAPP_OK) status = time_limits_apply(paths.dir, &setup.jobs);
+  if (status == MAPP_OK) status = time_limits_apply(paths.dir, &setup);
   /* the table first: jobs, nodes, baselines and core-seconds before 400 scripts */
   if (status == MAPP_OK && dry_run) status = dry_run_print(&setup, paths.dir, stdout);
   submit_context ctx = {.setup = &setup, .paths = &paths};

@@ -299,7 +299,7 @@ static int sweep(const sweep_request *req) {
   int status = sweep_paths_prepare(&setup.spec, req->spec_path, req->out, req->resume, "sweep", &paths);
   if (status == MAPP_OK && req->retry_failed) status = retry_failed(paths.results_file);
   if (status == MAPP_OK) status = sweep_done_keys(paths.results_file, req->resume, &done);
-  if (status == MAPP_OK) status = time_limits_apply(paths.dir, &setup.jobs);
+  if (status == MAPP_OK) status = time_limits_apply(paths.dir, &setup);
   sweep_tally tally = {0};
   sweep_context ctx = {.env = &setup.env, .results_file = paths.results_file,
                        .runs_dir = paths.runs_dir, .done = done,
