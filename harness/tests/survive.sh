@@ -137,17 +137,8 @@ exec mpirun "\$@"
 SH
   chmod +x flaky.sh
   env_with_launcher flaky.yaml "$PWD/flaky.sh"
-  cat >retry.yaml <<'YAML'
-name: retry
-check: required
-retries: 2
-runs:
-  - app: heat
-    variants: [mpi]
-    backends: [serial]
-    ranks: [1]
-    sizes: [tiny]
-YAML
+  heat_spec retry.yaml retry 1
+  printf 'check: required\nretries: 2\n' >>retry.yaml
   expect_exit 0 "$MAPP" sweep retry.yaml --out results --env flaky.yaml
   expect_output "launching again (retry 1 of 2)"
   expect_output "ok"
