@@ -1,13 +1,17 @@
+/* syscall(2), for pidfd_open: a wait woken when the child ends. */
+#define _DEFAULT_SOURCE
 #include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,23 +221,38 @@ static void stop_tree(pid_t child, double grace, bool *child_done, proc_outcome 
     signal_tree(child, SIGKILL);
 }
 
-/* The child under a time limit: polled (1 ms, growing to 20 ms) until it
- * ends or the limit passes. Whatever of the launch outlived its launcher
- * is ended too: a run is over when its launcher is. */
+/* Sleeps until the child ends or `seconds` pass: on the child's pidfd when
+ * the kernel has them (woken at once when it ends), else a short sleep. */
+static void await_child(int pidfd, double seconds) {
+  if (seconds <= 0) return;
+  if (pidfd >= 0) {
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    int ms = seconds > 1e6 ? 1000000000 : (int)(seconds * 1000.0) + 1;
+    while (poll(&p, 1, ms) < 0 && errno == EINTR) {
+    }
+    return;
+  }
+  sleep_seconds(seconds < 0.02 ? seconds : 0.02);
+}
+
+/* The child under a time limit, until it ends or the limit passes. Whatever
+ * of the launch outlived its launcher is ended too: a run is over when its
+ * launcher is. */
 static int wait_child_limited(pid_t pid, const proc_request *req, double start, proc_outcome *out) {
   bool done = false;
-  double tick = 0.001;
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   while (!done) {
     reap(pid, &done, out);
     if (done) break;
-    if (monotonic_seconds() - start >= req->time_limit_s) {
+    double left = req->time_limit_s - (monotonic_seconds() - start);
+    if (left <= 0) {
       out->timed_out = true;
       stop_tree(pid, req->grace_s > 0 ? req->grace_s : PROC_DEFAULT_GRACE_S, &done, out);
       break;
     }
-    sleep_seconds(tick);
-    if (tick < 0.02) tick *= 2;
+    await_child(pidfd, left);
   }
+  if (pidfd >= 0) close(pidfd);
   if (!tree_ends_within(pid, 0.0, &done, out)) stop_tree(pid, 0.0, &done, out);
   if (!done) return mapp_fail(MAPP_ERR_SYSTEM, "process %d did not end after SIGKILL", (int)pid);
   return MAPP_OK;
