@@ -7,6 +7,7 @@ ci/install-deps.sh
 ci/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
+mkdir -p results # --junit writes into a folder that exists
 build/bin/mapp sweep harness/sweeps/quick.yaml --out results --junit results/quick-junit.xml || status=$?
 build/bin/mapp report results/quick
 echo
