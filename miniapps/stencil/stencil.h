@@ -127,11 +127,11 @@ int stencil_generate_cuda(const st_program *p, const st_plan *plan, const stenci
  * C text (a literal from the low edge, a->nx + off from the high edge, or
  * `unbounded`), and the declaration of the region's box clipped to a loop's
  * box: out[k] from in[k] (i low, i high, j low, j high). */
-void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded);
-void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]);
+void stencil_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded);
+void stencil_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]);
 /* The opening line of a loop over the levels [lo, hi) as `kz`, upward or
  * (down) downward, after `indent`. */
-void st_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_end hi, bool down);
+void stencil_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_end hi, bool down);
 /* The P/V macros of every call, and call k at one point (its body, its
  * inline regions; those bounded in j only with row_regions), shared by both
  * generators. */

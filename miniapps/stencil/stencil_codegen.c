@@ -37,7 +37,7 @@ static void emit_extent(FILE *o, const st_extent *e) {
 }
 
 /* A global range end as an expression of the arguments. */
-void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
+void stencil_emit_gend(FILE *o, signed char at, int off, const char *n, const char *unbounded) {
   if (at == ST_AT_NONE)
     fprintf(o, "%s", unbounded);
   else if (at == ST_AT_LO)
@@ -46,18 +46,18 @@ void st_emit_gend(FILE *o, signed char at, int off, const char *n, const char *u
     fprintf(o, "a->%s + %d", n, off);
 }
 
-void st_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_end hi, bool down) {
+void stencil_emit_level_loop(FILE *o, const char *indent, st_level_end lo, st_level_end hi, bool down) {
   if (down) {
     fprintf(o, "%sfor (long kz = (", indent);
-    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    stencil_emit_gend(o, hi.at, hi.off, "nz", "");
     fprintf(o, ") - 1; kz >= ");
-    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    stencil_emit_gend(o, lo.at, lo.off, "nz", "");
     fprintf(o, "; --kz) {\n");
   } else {
     fprintf(o, "%sfor (long kz = ", indent);
-    st_emit_gend(o, lo.at, lo.off, "nz", "");
+    stencil_emit_gend(o, lo.at, lo.off, "nz", "");
     fprintf(o, "; kz < ");
-    st_emit_gend(o, hi.at, hi.off, "nz", "");
+    stencil_emit_gend(o, hi.at, hi.off, "nz", "");
     fprintf(o, "; ++kz) {\n");
   }
 }
@@ -67,7 +67,7 @@ static void emit_point_prologue(FILE *o) {
              "        (void)k; (void)gi; (void)gj;\n");
 }
 
-void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]) {
+void stencil_emit_region_box(FILE *o, const st_region *g, const char *const in[4], const char *const out[4]) {
   /* bound d: i low, i high, j low, j high */
   const signed char at[4] = {g->i.lo_at, g->i.hi_at, g->j.lo_at, g->j.hi_at};
   const int off[4] = {g->i.lo, g->i.hi, g->j.lo, g->j.hi};
@@ -76,7 +76,7 @@ void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], co
     char unbounded[64];
     snprintf(unbounded, sizeof unbounded, "%s + %s", in[d], origin);
     fprintf(o, d % 2 ? ", %s = st_min(%s, " : "      const long %s = st_max(%s, ", out[d], in[d]);
-    st_emit_gend(o, at[d], off[d], d < 2 ? "nx" : "ny", unbounded);
+    stencil_emit_gend(o, at[d], off[d], d < 2 ? "nx" : "ny", unbounded);
     fprintf(o, " - %s)%s", origin, d % 2 ? ";\n" : "");
   }
 }
@@ -85,7 +85,7 @@ void st_emit_region_box(FILE *o, const st_region *g, const char *const in[4], co
  * clipped to the call's extent (i_lo..j_hi in scope). */
 static void emit_region_box(FILE *o, const st_region *g) {
   static const char *const in[4] = {"i_lo", "i_hi", "j_lo", "j_hi"}, *const out[4] = {"ri_lo", "ri_hi", "rj_lo", "rj_hi"};
-  st_emit_region_box(o, g, in, out);
+  stencil_emit_region_box(o, g, in, out);
 }
 
 /* The kept regions of call k, after its loop: in-place overrides. */
@@ -124,9 +124,9 @@ static void emit_debug_after(FILE *o, const st_program *p, const st_plan *plan, 
   if (c->body && p->fields[c->out].dims == 3 && (d->nan || d->negative[c->out])) {
     st_grange r = st_call_levels(c);
     fprintf(o, "    for (long kz = ");
-    st_emit_gend(o, r.lo_at, r.lo, "nz", "0");
+    stencil_emit_gend(o, r.lo_at, r.lo, "nz", "0");
     fprintf(o, "; kz < ");
-    st_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
+    stencil_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
     fprintf(o, "; ++kz) {\n      double *level_%s = fld_%s + kz * a->plane;\n", field(p, c->out), field(p, c->out));
     fprintf(o, "      (void)level_%s;\n", field(p, c->out));
     emit_scans(o, p, c, d, "i_lo, i_hi, j_lo, j_hi");
@@ -166,7 +166,7 @@ static void emit_bound(FILE *o, const char **sep, const char *index, const char 
                        const char *n) {
   if (at == ST_AT_NONE) return;
   fprintf(o, "%s((int)%s %s (int)(", *sep, index, op);
-  st_emit_gend(o, at, off, n, "");
+  stencil_emit_gend(o, at, off, n, "");
   fprintf(o, "))");
   *sep = " & "; /* no short circuit: no branch for if-conversion to undo */
 }
@@ -266,11 +266,11 @@ static void emit_levels(FILE *o, const st_program *p, const st_plan *plan, const
   int n = st_group_segments(p, g, lo, hi, &down);
   for (int m = 0; m < n; ++m) {
     fprintf(o, "      /* levels [");
-    st_emit_gend(o, lo[m].at, lo[m].off, "nz", "");
+    stencil_emit_gend(o, lo[m].at, lo[m].off, "nz", "");
     fprintf(o, ", ");
-    st_emit_gend(o, hi[m].at, hi[m].off, "nz", "");
+    stencil_emit_gend(o, hi[m].at, hi[m].off, "nz", "");
     fprintf(o, ") */\n");
-    st_emit_level_loop(o, "      ", lo[m], hi[m], down);
+    stencil_emit_level_loop(o, "      ", lo[m], hi[m], down);
     fprintf(o, "      ST_IVDEP\n      for (long i = i_lo; i < i_hi; ++i) {\n"
                "        const long k = a->origin + kz * a->plane + j * s + i, gi = a->i0 + i;\n"
                "        (void)k; (void)gi; (void)gj;\n");

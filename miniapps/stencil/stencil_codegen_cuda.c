@@ -58,7 +58,7 @@ static void emit_column(FILE *o, const st_program *p, const st_plan *plan, const
   bool down;
   int n = st_group_segments(p, gr, lo, hi, &down);
   for (int m = 0; m < n; ++m) {
-    st_emit_level_loop(o, "  ", lo[m], hi[m], down);
+    stencil_emit_level_loop(o, "  ", lo[m], hi[m], down);
     fprintf(o, "        const long k = a->origin + kz * a->plane + j * s + i;\n");
     stencil_emit_segment_calls(o, p, plan, gr, lo[m], hi[m], true);
     fprintf(o, "  }\n");
@@ -113,9 +113,9 @@ static void emit_debug(FILE *o, const st_program *p, const st_call *c, const ste
     if (levels) { /* each level of the call's interval */
       st_grange r = st_call_levels(c);
       fprintf(o, "    for (long kz = ");
-      st_emit_gend(o, r.lo_at, r.lo, "nz", "0");
+      stencil_emit_gend(o, r.lo_at, r.lo, "nz", "0");
       fprintf(o, "; kz < ");
-      st_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
+      stencil_emit_gend(o, r.hi_at, r.hi, "nz", "a->nz");
       fprintf(o, "; ++kz) {\n");
     }
     const char *x = levels ? "fld + kz * a->plane" : "fld";
@@ -166,7 +166,7 @@ static void emit_host(FILE *o, const st_program *p, const st_plan *plan, const s
         const st_region *rg = &c->regions[r];
         static const char *const in[4] = {"e_i0", "e_i1", "e_j0", "e_j1"}, *const out[4] = {"r_i0", "r_i1", "r_j0", "r_j1"};
         fprintf(o, "    {\n");
-        st_emit_region_box(o, rg, in, out);
+        stencil_emit_region_box(o, rg, in, out);
         arrays_of(p, plan, k, 1, used);
         char kernel[48];
         snprintf(kernel, sizeof kernel, "region_c%d_r%d", k, r);
