@@ -1,5 +1,5 @@
 /* mapp-subgraph: the command line of the subgraph mini-app (its flags and
- * its config); the driver (mapp_app_main) and the hooks (tb_app.c) do the
+ * its config); the driver (mapp_app_main) and the hooks (subgraph_app.c) do the
  * rest. */
 #include <limits.h>
 #include <stdlib.h>

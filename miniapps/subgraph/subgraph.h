@@ -122,7 +122,7 @@ bool tb_feeds_remote(const tb_state *st, long t, long p);
 /* Wait on ev from the host (through the comm layer when there is one). */
 int tb_host_wait(tb_state *st, sg_event ev);
 
-/* ---- the mapp app (tb_app.c) ---- */
+/* ---- the mapp app (subgraph_app.c) ---- */
 typedef struct {
   const char *name;
   long width, steps, iterations, graph_steps;
