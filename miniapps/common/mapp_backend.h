@@ -64,9 +64,6 @@ typedef enum {
   MAPP_MPI_MULTIPLE,     /* MPI from any thread, e.g. tasks that send */
 } mapp_mpi_threads;
 
-/* An app's variant entry point, cast back by the app to its own type. */
-typedef void (*mapp_entry)(void);
-
 /* One row of an app's variant table (terminated by a row with a NULL name).
  * The table lives in the app's library: --variant, --list, the MPI thread
  * level, the benchmarks and the tests all read it. */
@@ -75,8 +72,9 @@ typedef struct {
   unsigned backends; /* MAPP_BACKEND_BIT mask */
   const char *description;
   mapp_mpi_threads mpi_threads;
-  mapp_entry entry; /* the variant's implementation (an app-typed function) */
-  int kind;         /* or its app-defined tag, where one code takes the variant as a value */
+  /* The app's tag of the variant (an enum of its own): the app dispatches
+   * on it with a switch the compiler checks, or passes it on as a value. */
+  int kind;
   /* The generic tests (cmake/MappAppTests.cmake) run each variant alone and
    * compare its answer: a variant that writes none (stencil's build) or
    * needs another run first (stencil's run loads a cache) is left out. */

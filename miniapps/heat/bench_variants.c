@@ -51,7 +51,7 @@ static int make_domain(long n, long block, heat_domain *d) {
 
 static void bm_step(mapp_bench_state *st, void *arg) {
   const mapp_variant_info *v = arg;
-  heat_solver solve = (heat_solver)v->entry;
+  heat_solver solve = heat_variant_solver(v);
   long n = mapp_bench_range(st, 0), block = mapp_bench_range(st, 1);
   omp_set_num_threads((int)mapp_bench_range(st, 2));
   heat_domain d = {0};

@@ -109,8 +109,11 @@ int heat_write_output(const heat_domain *d, const char *path, const mapp_record 
 
 /* ------------------------------------------------ heat as a mapp app (heat_app.c) */
 
-/* The variants (mpi, forkjoin, tasks): entry is the variant's heat_solver. */
+/* The variants (mpi, forkjoin, tasks): a row's kind is its heat_variant. */
+typedef enum { HEAT_VARIANT_MPI, HEAT_VARIANT_FORKJOIN, HEAT_VARIANT_TASKS } heat_variant;
 extern const mapp_variant_info heat_variants[];
+/* The solver of a variant table row. */
+heat_solver heat_variant_solver(const mapp_variant_info *row);
 
 typedef struct {
   long snapshot_every; /* 0: no snapshots */

@@ -8,16 +8,25 @@
 #include "heat_nam.h"
 
 const mapp_variant_info heat_variants[] = {
-    {.name = "mpi", .backends = MAPP_BACKEND_BIT(SERIAL), .entry = (mapp_entry)heat_solve_mpi,
+    {.name = "mpi", .backends = MAPP_BACKEND_BIT(SERIAL), .kind = HEAT_VARIANT_MPI,
      .description = "blocks in sequence, blocking halo exchange"},
-    {.name = "forkjoin", .backends = MAPP_BACKEND_BIT(OMP), .entry = (mapp_entry)heat_solve_forkjoin,
+    {.name = "forkjoin", .backends = MAPP_BACKEND_BIT(OMP), .kind = HEAT_VARIANT_FORKJOIN,
      .description = "anti-diagonals of blocks in parallel regions, halo exchange between them"},
     /* Its tasks start MPI operations on any thread. */
     {.name = "tasks", .backends = MAPP_BACKEND_BIT(OMP), .mpi_threads = MAPP_MPI_MULTIPLE,
-     .entry = (mapp_entry)heat_solve_tasks,
+     .kind = HEAT_VARIANT_TASKS,
      .description = "a task per block and per halo message, request-bound completion, snapshots as tasks"},
     {0},
 };
+
+heat_solver heat_variant_solver(const mapp_variant_info *row) {
+  switch ((heat_variant)row->kind) {
+  case HEAT_VARIANT_MPI: return heat_solve_mpi;
+  case HEAT_VARIANT_FORKJOIN: return heat_solve_forkjoin;
+  case HEAT_VARIANT_TASKS: return heat_solve_tasks;
+  }
+  return NULL; /* not reached: kind comes from heat_variants */
+}
 
 /* The original BSC Heat's default sources: (row, col, range, temperature). */
 static const heat_source bsc_sources[] = {{0.0, 0.0, 1.0, 2.5}, {1.0, 0.5, 1.0, 2.5}};
@@ -38,7 +47,7 @@ const mapp_presets heat_presets = {presets, sizeof presets / sizeof presets[0], 
  * snapshot count written) only when the solve succeeded, then animate. */
 static int heat_compute(mapp_run *run, void *state) {
   heat_run *h = state;
-  heat_solver solve = (heat_solver)run->variant->entry;
+  heat_solver solve = heat_variant_solver(run->variant);
   double start = mapp_now();
   int status = solve(&h->d, h->nam, &run->timers);
   h->solve_s = mapp_now() - start;

@@ -10,11 +10,10 @@
 
 #define SUBGRAPH_BACKENDS (MAPP_BACKEND_BIT(SERIAL) | MAPP_BACKEND_BIT(THREADS) | MAPP_BACKEND_BIT(CUDA))
 const mapp_variant_info subgraph_variants[] = {
-    {.name = "eager", .backends = SUBGRAPH_BACKENDS, .kind = TB_VARIANT_EAGER, .entry = (mapp_entry)tb_run_eager,
-     .mpi_threads = MAPP_MPI_FUNNELED,
+    {.name = "eager", .backends = SUBGRAPH_BACKENDS, .kind = TB_VARIANT_EAGER, .mpi_threads = MAPP_MPI_FUNNELED,
      .description = "every task launched op by op: event, preconditions, ready queue, successor triggering"},
     {.name = "subgraph", .backends = SUBGRAPH_BACKENDS, .kind = TB_VARIANT_SUBGRAPH,
-     .entry = (mapp_entry)tb_run_subgraph, .mpi_threads = MAPP_MPI_FUNNELED,
+     .mpi_threads = MAPP_MPI_FUNNELED,
      .description = "graph-steps timesteps recorded once, compiled to per-worker schedules, replayed"},
     {0},
 };
