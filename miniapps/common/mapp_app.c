@@ -7,7 +7,7 @@
 #include "mapp.h"
 #include "mapp_machine.h"
 
-enum { COMMON_OPTION_ROWS = 11, CHOICES_LEN = 256 };
+enum { COMMON_OPTION_ROWS = 12, CHOICES_LEN = 256 };
 /* --min-time never repeats the timed phase more often than this: a compute
  * hook that takes no measurable time cannot loop for ever. */
 enum { MAX_ITERATIONS = 1000000 };
@@ -45,7 +45,8 @@ typedef struct {
   char variants[CHOICES_LEN], backends[CHOICES_LEN], sizes[CHOICES_LEN];
 } common_choices;
 
-static void common_rows(mapp_common_args *a, const common_choices *c, mapp_option rows[COMMON_OPTION_ROWS]) {
+static void common_rows(const mapp_app *app, mapp_common_args *a, const common_choices *c,
+                        mapp_option rows[COMMON_OPTION_ROWS]) {
   const mapp_option table[COMMON_OPTION_ROWS] = {
       {.name = "backend", .kind = MAPP_OPT_CHOICE, .dest = &a->backend, .help = "backend to run on",
        .choices = c->backends},
@@ -55,8 +56,9 @@ static void common_rows(mapp_common_args *a, const common_choices *c, mapp_optio
        .choices = c->sizes},
       {.name = "scaling", .kind = MAPP_OPT_CHOICE, .dest = &a->scaling,
        .help = "weak: the size is per rank; strong: the size is global", .choices = "weak|strong"},
-      {.name = "steps", .kind = MAPP_OPT_LONG, .dest = &a->steps, .help = "time steps (0: the size's default)",
-       .min = 0, .max = 1000000000L},
+      {.name = "steps", .kind = MAPP_OPT_LONG, .dest = &a->steps, .help = "time steps", .min = 1,
+       .max = 1000000000L, .default_text = "from --size", .preset_field = app->preset_steps,
+       .changes = app->steps_change_size ? MAPP_CHANGES_SIZE : MAPP_CHANGES_ANSWER},
       {.name = "threads", .kind = MAPP_OPT_LONG, .dest = &a->threads,
        .help = "OpenMP threads per rank on the omp backend (0: OMP_NUM_THREADS); 1 on the others", .min = 0,
        .max = 4096},
@@ -71,6 +73,9 @@ static void common_rows(mapp_common_args *a, const common_choices *c, mapp_optio
        .help = "seconds: run the timed phase again from the same initial state until the timed runs last this "
                "long together (Google Benchmark's min_time); the first is a warm-up, left out when more than one "
                "ran, and every run's answer must be the same bit for bit; 0: once"},
+      {.name = "print-case", .kind = MAPP_OPT_FLAG, .dest = &a->print_case,
+       .help = "print the baseline case these options answer (the size preset's, or none: a custom problem) and "
+               "the record's size, then exit without running"},
   };
   memcpy(rows, table, sizeof table);
 }
@@ -82,7 +87,8 @@ static size_t count_options(const mapp_option *opts) {
 }
 
 /* Common flags then the app's, parsed on every rank before MPI starts (the
- * variant decides the thread level); a failure is recorded, not printed. */
+ * variant decides the thread level); a failure is recorded, not printed.
+ * The table and what the line gave stay in run->options and run->cli. */
 static int parse_line(const mapp_app *app, mapp_run *run, const char *prog, int argc, char **argv, bool *help) {
   common_choices choices;
   mapp_variant_choices(app->variants, choices.variants, sizeof choices.variants);
@@ -100,15 +106,39 @@ static int parse_line(const mapp_app *app, mapp_run *run, const char *prog, int 
   size_t napp = count_options(app->options);
   mapp_option *opts = calloc(COMMON_OPTION_ROWS + napp + 1, sizeof *opts);
   if (!opts) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory parsing arguments");
-  common_rows(&run->common, &choices, opts);
+  common_rows(app, &run->common, &choices, opts);
   if (napp) memcpy(opts + COMMON_OPTION_ROWS, app->options, napp * sizeof *opts);
   opts[COMMON_OPTION_ROWS + napp] = (mapp_option)MAPP_OPTION_END;
-  mapp_cli_result cli;
-  int status = mapp_cli_parse(prog, app->summary, opts, false, argc, argv, &cli);
-  *help = cli.help_shown;
-  mapp_cli_free(&cli);
-  free(opts);
+  run->options = opts;
+  int status = mapp_cli_parse(prog, app->summary, opts, false, argc, argv, &run->cli);
+  *help = run->cli.help_shown;
   return status;
+}
+
+/* Options not given take their preset's value; the run leaves its preset's
+ * case when a given option declared to change the answer changes it. */
+static void apply_options(mapp_run *run) {
+  run->custom_case = run->custom_size = false;
+  for (int i = 0; i < run->cli.noptions; ++i) {
+    const mapp_option *o = &run->options[i];
+    const char *field = o->preset_field ? (const char *)run->preset + o->preset_field : NULL;
+    mapp_opt_value reference = run->cli.defaults[i];
+    if (field && o->kind == MAPP_OPT_LONG) memcpy(&reference.l, field, sizeof reference.l);
+    if (field && o->kind == MAPP_OPT_DOUBLE) memcpy(&reference.d, field, sizeof reference.d);
+    if (!run->cli.given[i]) {
+      if (field) mapp_opt_value_set(o, reference);
+      continue;
+    }
+    if (!mapp_opt_changes_problem(o, reference)) continue;
+    run->custom_case = true;
+    run->custom_size |= o->changes == MAPP_CHANGES_SIZE;
+  }
+}
+
+bool mapp_run_given(const mapp_run *run, const char *name) {
+  for (int i = 0; i < run->cli.noptions; ++i)
+    if (strcmp(run->options[i].name, name) == 0) return run->cli.given[i];
+  return false;
 }
 
 static int required_thread_level(const mapp_app *app, const mapp_run *run) {
@@ -129,6 +159,69 @@ void mapp_run_dim(mapp_run *run, const char *name, long global, long per_rank) {
 void mapp_run_check(mapp_run *run, const char *name, bool passed, double value, double bound) {
   if (run->rec.nchecks < MAPP_RECORD_MAX_CHECKS)
     run->rec.checks[run->rec.nchecks++] = (mapp_check){name, passed ? 1 : 0, value, bound};
+  else
+    run->checks_dropped++;
+}
+
+/* A check dropped for want of room would hide a failure: the run fails. */
+static int checks_all_recorded(const mapp_run *run) {
+  if (run->checks_dropped == 0) return MAPP_OK;
+  return mapp_fail(MAPP_ERR_SYSTEM, "%s recorded %d checks, more than a record holds (%d)", run->app->name,
+                   run->rec.nchecks + run->checks_dropped, MAPP_RECORD_MAX_CHECKS);
+}
+
+/* The object under which key's last part goes in app_data, created as
+ * needed; *leaf is that last part. */
+static int app_data_parent(mapp_run *run, const char *key, json_t **parent, const char **leaf) {
+  if (!run->rec.extra && !(run->rec.extra = json_object()))
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
+  json_t *at = run->rec.extra;
+  const char *dot;
+  while ((dot = strchr(key, '.'))) {
+    char part[64];
+    snprintf(part, sizeof part, "%.*s", (int)(dot - key), key);
+    json_t *next = json_object_get(at, part);
+    if (!next && json_object_set_new(at, part, next = json_object()))
+      return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building app_data.%s", part);
+    if (!json_is_object(next)) return mapp_fail(MAPP_ERR_SYSTEM, "app_data.%s is already a value, not an object", part);
+    at = next;
+    key = dot + 1;
+  }
+  *parent = at;
+  *leaf = key;
+  return MAPP_OK;
+}
+
+int mapp_run_set(mapp_run *run, const char *key, json_t *value) {
+  if (!value) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building app_data.%s", key);
+  json_t *parent = NULL;
+  const char *leaf = NULL;
+  int status = app_data_parent(run, key, &parent, &leaf);
+  if (status != MAPP_OK) {
+    json_decref(value);
+    return status;
+  }
+  if (json_object_set_new(parent, leaf, value))
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory setting app_data.%s", key);
+  return MAPP_OK;
+}
+
+static MPI_Op mpi_op(mapp_reduce_op op) {
+  return op == MAPP_REDUCE_SUM ? MPI_SUM : op == MAPP_REDUCE_MIN ? MPI_MIN : MPI_MAX;
+}
+
+int mapp_run_reduce(mapp_run *run, const char *key, double local, mapp_reduce_op op, double *global) {
+  double value;
+  MAPP_MPI(MPI_Allreduce(&local, &value, 1, MPI_DOUBLE, mpi_op(op), run->mpi.comm));
+  if (global) *global = value;
+  return mapp_run_set(run, key, json_real(value));
+}
+
+int mapp_run_reduce_long(mapp_run *run, const char *key, long local, mapp_reduce_op op, long *global) {
+  long value;
+  MAPP_MPI(MPI_Allreduce(&local, &value, 1, MPI_LONG, mpi_op(op), run->mpi.comm));
+  if (global) *global = value;
+  return mapp_run_set(run, key, json_integer(value));
 }
 
 long mapp_run_scaled(const mapp_run *run, long per_rank) {
@@ -203,6 +296,7 @@ static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void 
   /* Before setup: libraries plan for the thread count in force (FFTW). */
   if (status == MAPP_OK) run->threads = mapp_set_threads(run->backend == MAPP_BACKEND_OMP ? run->common.threads : 1);
   if (status == MAPP_OK) status = mapp_preset_find(app->name, app->presets, run->common.size, &run->preset);
+  if (status == MAPP_OK) apply_options(run);
   if (status == MAPP_OK) status = check_min_time(app, run);
   if (status == MAPP_OK) status = app->setup(run, state);
   mapp_timer_stop(&run->timers, MAPP_PHASE_SETUP);
@@ -337,10 +431,12 @@ static int run_app(const mapp_app *app, mapp_run *run, const char *prog, int *ve
     record_common(run, app->name);
     status = mapp_agree(run->mpi.comm, prog, app->verify ? app->verify(run, state) : MAPP_OK);
   }
+  if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, prog, checks_all_recorded(run));
   /* The determinism --min-time checks for free: every iteration's answer the first's. */
   if (status == MAPP_OK && run->iterations.count > 1)
     mapp_run_check(run, "iterations-identical", differ == 0, differ, 0.0);
   if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, prog, app->describe ? app->describe(run, state) : MAPP_OK);
+  if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, prog, checks_all_recorded(run));
   if (status == MAPP_OK) status = run_output(app, run, prog, state);
   if (app->destroy) app->destroy(state);
   if (status == MAPP_OK) status = run_report(run, prog, start);
@@ -349,6 +445,22 @@ static int run_app(const mapp_app *app, mapp_run *run, const char *prog, int *ve
   mapp_iterations_free(&run->iterations);
   *verdict = status == MAPP_OK && strcmp(mapp_record_verdict(&run->rec), "fail") == 0 ? MAPP_ERR_VERIFY : MAPP_OK;
   return status;
+}
+
+/* --print-case: the case and size the options make, before MPI starts (a
+ * weak run's case gets its rank count appended when it runs). */
+static int print_case(const mapp_app *app, mapp_run *run) {
+  MAPP_TRY(mapp_preset_find(app->name, app->presets, run->common.size, &run->preset));
+  apply_options(run);
+  printf("case=%s size=%s\n", run->custom_case ? "none" : run->common.size,
+         run->custom_size ? "custom" : run->common.size);
+  return MAPP_OK;
+}
+
+static void free_run(mapp_run *run) {
+  mapp_cli_free(&run->cli);
+  free(run->options);
+  free(run);
 }
 
 int mapp_app_main(const mapp_app *app, int argc, char **argv) {
@@ -361,6 +473,11 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
   run->argv = argv;
   bool help = false;
   int status = parse_line(app, run, prog, argc, argv, &help);
+  if (status == MAPP_OK && !help && run->common.print_case) {
+    status = mapp_report_error(prog, print_case(app, run));
+    free_run(run);
+    return status;
+  }
   int level = status == MAPP_OK ? required_thread_level(app, run) : MPI_THREAD_FUNNELED;
   int started = mapp_mpi_init(&argc, &argv, level, &run->mpi);
   if (status == MAPP_OK) status = started;
@@ -378,6 +495,6 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
     }
   }
   MPI_Finalize();
-  free(run);
+  free_run(run);
   return status != MAPP_OK ? status : verdict;
 }

@@ -9,9 +9,12 @@
  *
  * The driver then does, in order and identically for every app:
  *   parse the common flags and the app's own (every rank; rank 0 reports),
+ *   --print-case (the case and size the options make, before MPI; exit),
  *   MPI_Init_thread at the level the chosen variant declares, --list,
  *   resolve variant x backend, the thread count (1 on every backend but omp),
- *   the size preset, then the app's hooks:
+ *   the size preset (options not given take its values; whether the run is
+ *   the preset's case follows from the options' declarations), then the
+ *   app's hooks:
  *     setup    (SETUP phase)   build the config and the state;
  *     compute  (COMPUTE wall, after a barrier, max over ranks: run->compute_s)
  *              with --min-time S, repeated as Google Benchmark's min_time:
@@ -33,6 +36,7 @@
 #ifndef MAPP_APP_H
 #define MAPP_APP_H
 
+#include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,16 +87,21 @@ typedef struct mapp_run {
   mapp_backend backend;
   int threads;           /* OpenMP threads in force (1 but on omp) */
   const void *preset;    /* the app's preset row --size chose */
-  /* Set by setup: the problem differs from the preset, so no baseline case
-   * applies (custom_case), and its dimensions too (custom_size: the record's
-   * size says "custom"). */
+  /* Derived by the driver before setup from the options' declarations
+   * (mapp_option.changes): the problem differs from the preset, so no
+   * baseline case applies (custom_case), and its dimensions too
+   * (custom_size: the record's size says "custom"). Setup may add what no
+   * option declares (a planted fault). */
   bool custom_case, custom_size;
+  mapp_option *options;  /* the line's table: the common options, then the app's */
+  mapp_cli_result cli;   /* which of them the line gave, and their defaults */
   mapp_timers timers;
   double compute_s;      /* the compute hook's wall time, max over ranks; with
                             --min-time the mean over the timed iterations */
   mapp_iterations iterations; /* every iteration's time (mapp_disturb.h) */
   mapp_disturbance disturbance; /* what disturbed the timed iterations */
   mapp_record rec;       /* the driver fills what every app shares */
+  int checks_dropped;    /* mapp_run_check calls past the record's capacity */
   mapp_gpu_info gpu;     /* a CUDA run's device (rec.gpu points here) */
   int argc;
   char **argv;
@@ -108,6 +117,11 @@ typedef struct mapp_app {
   const mapp_option *options;        /* the app's own flags (MAPP_OPTION_END terminated);
                                         their destinations hold the defaults */
   mapp_presets presets;
+  /* Where a preset holds its step count (MAPP_PRESET_LONG): --steps' default. */
+  size_t preset_steps;
+  /* --steps changes the problem's dimensions (the record's size becomes
+   * "custom"), not only its answer. */
+  bool steps_change_size;
   /* Every variant x CPU backend gives the same answer bit for bit (the
    * generic tests compare them); false where the operation order differs. */
   bool bitwise_variants;
@@ -138,8 +152,25 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv);
 
 /* For hooks: the problem's dimension `name` into the record. */
 void mapp_run_dim(mapp_run *run, const char *name, long global, long per_rank);
-/* For hooks: one verification into the record. */
+/* For hooks: one verification into the record. More than the record holds
+ * (MAPP_RECORD_MAX_CHECKS) fails the run after the hook, naming the count. */
 void mapp_run_check(mapp_run *run, const char *name, bool passed, double value, double bound);
+
+/* How mapp_run_reduce combines the ranks' values. */
+typedef enum { MAPP_REDUCE_MAX, MAPP_REDUCE_MIN, MAPP_REDUCE_SUM } mapp_reduce_op;
+/* For describe: this rank's value reduced over the ranks with op, stored in
+ * the record's app_data under key ("a.b" nests b in object a) and returned
+ * in *global (NULL: not wanted). Collective: every rank makes the same
+ * calls in the same order. */
+int mapp_run_reduce(mapp_run *run, const char *key, double local, mapp_reduce_op op, double *global);
+/* The same for a count, stored as a JSON integer. */
+int mapp_run_reduce_long(mapp_run *run, const char *key, long local, mapp_reduce_op op, long *global);
+/* For describe: a value the same on every rank under key ("a.b" nests), the
+ * reference stolen (NULL: out of memory, reported). */
+int mapp_run_set(mapp_run *run, const char *key, json_t *value);
+/* For setup: whether the line gave the option called name (common or the
+ * app's), for a default derived from other values. */
+bool mapp_run_given(const mapp_run *run, const char *name);
 /* The weak-scaled count: `per_rank` x ranks under --scaling weak, else itself. */
 long mapp_run_scaled(const mapp_run *run, long per_rank);
 

@@ -19,6 +19,48 @@ bool mapp_choice_valid(const char *choices, const char *choice) {
   return false;
 }
 
+mapp_opt_value mapp_opt_value_get(const mapp_option *o) {
+  mapp_opt_value v = {0};
+  switch (o->kind) {
+  case MAPP_OPT_LONG: v.l = *(const long *)o->dest; break;
+  case MAPP_OPT_DOUBLE: v.d = *(const double *)o->dest; break;
+  case MAPP_OPT_STRING:
+  case MAPP_OPT_CHOICE: v.s = *(const char *const *)o->dest; break;
+  case MAPP_OPT_FLAG: v.b = *(const bool *)o->dest; break;
+  default: break; /* a callback's destination is the app's own */
+  }
+  return v;
+}
+
+void mapp_opt_value_set(const mapp_option *o, mapp_opt_value value) {
+  switch (o->kind) {
+  case MAPP_OPT_LONG: *(long *)o->dest = value.l; break;
+  case MAPP_OPT_DOUBLE: *(double *)o->dest = value.d; break;
+  case MAPP_OPT_STRING:
+  case MAPP_OPT_CHOICE: *(const char **)o->dest = value.s; break;
+  case MAPP_OPT_FLAG: *(bool *)o->dest = value.b; break;
+  default: break;
+  }
+}
+
+static bool same_string(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+bool mapp_opt_changes_problem(const mapp_option *o, mapp_opt_value reference) {
+  if (o->changes == MAPP_CHANGES_NOTHING) return false;
+  mapp_opt_value now = mapp_opt_value_get(o);
+  if (o->kind == MAPP_OPT_CHOICE && o->changing_choices) return mapp_choice_valid(o->changing_choices, now.s);
+  /* A default derived elsewhere cannot be compared: any value given counts. */
+  if (o->default_text && !o->preset_field) return true;
+  switch (o->kind) {
+  case MAPP_OPT_LONG: return now.l != reference.l;
+  case MAPP_OPT_DOUBLE: return now.d != reference.d;
+  case MAPP_OPT_STRING:
+  case MAPP_OPT_CHOICE: return !same_string(now.s, reference.s);
+  case MAPP_OPT_FLAG: return now.b != reference.b;
+  default: return true; /* a callback was given */
+  }
+}
+
 static const mapp_option *find_option(const mapp_option *opts, const char *name, size_t len) {
   for (const mapp_option *o = opts; o->kind != MAPP_OPT_END; ++o)
     if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;
@@ -74,6 +116,14 @@ static int apply_value(const mapp_option *o, const char *value) {
   }
 }
 
+/* What --help says an option changes, so users and the option test see
+ * the declaration the driver uses. */
+static void print_changes(const mapp_option *o) {
+  if (o->changes == MAPP_CHANGES_NOTHING) return;
+  printf(" [changes the %s%s%s]", o->changes == MAPP_CHANGES_SIZE ? "size" : "answer",
+         o->changing_choices ? ": " : "", o->changing_choices ? o->changing_choices : "");
+}
+
 static void print_default(const mapp_option *o) {
   if (o->default_text) {
     printf(" (default %s)", o->default_text);
@@ -105,6 +155,7 @@ void mapp_cli_print_help(const char *prog, const char *summary, const mapp_optio
     snprintf(head, sizeof head, "--%s%s%s", o->name, *meta ? " " : "", meta);
     printf("  %-34s %s", head, o->help);
     print_default(o);
+    print_changes(o);
     printf("\n");
   }
   printf("  %-34s %s\n", "--help", "print this help and exit");
@@ -113,8 +164,13 @@ void mapp_cli_print_help(const char *prog, const char *summary, const mapp_optio
 int mapp_cli_parse(const char *prog, const char *summary, const mapp_option *opts,
                    bool allow_positional, int argc, char **argv, mapp_cli_result *result) {
   *result = (mapp_cli_result){0};
+  while (opts[result->noptions].kind != MAPP_OPT_END) ++result->noptions;
   result->positional = calloc((size_t)argc + 1, sizeof(char *));
-  if (!result->positional) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory parsing arguments");
+  result->given = calloc((size_t)result->noptions + 1, sizeof *result->given);
+  result->defaults = calloc((size_t)result->noptions + 1, sizeof *result->defaults);
+  if (!result->positional || !result->given || !result->defaults)
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory parsing arguments");
+  for (int k = 0; k < result->noptions; ++k) result->defaults[k] = mapp_opt_value_get(&opts[k]);
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -137,6 +193,7 @@ int mapp_cli_parse(const char *prog, const char *summary, const mapp_option *opt
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     const mapp_option *o = find_option(opts, name, len);
     if (!o) return mapp_fail(MAPP_ERR_INPUT, "unknown option '%.*s' (see --help)", (int)len + 2, arg);
+    result->given[o - opts] = true;
     if (o->kind == MAPP_OPT_FLAG) {
       if (eq) return mapp_fail(MAPP_ERR_INPUT, "--%s takes no value", o->name);
       *(bool *)o->dest = true;
@@ -151,6 +208,7 @@ int mapp_cli_parse(const char *prog, const char *summary, const mapp_option *opt
 
 void mapp_cli_free(mapp_cli_result *result) {
   free(result->positional);
-  result->positional = NULL;
-  result->positional_count = 0;
+  free(result->given);
+  free(result->defaults);
+  *result = (mapp_cli_result){0};
 }

@@ -5,41 +5,48 @@
 
 #include "crm.h"
 
-/* What the command line may override in the preset; 0 or NULL keeps it
- * (each range excludes 0, so "not given" cannot be typed). */
+/* The command line's values: the grid and counts not given take the
+ * preset's (preset_field); the physics' defaults live in crm_config. Every
+ * flag that shapes the problem is a custom size, as the columns differ. */
 static struct {
   long nx, nz, instances, crm_steps;
   double dx, dz, dt, wind;
   const char *input, *perturb, *forcing, *sounding, *cycle_group;
   bool sync;
-} args = {.instances = -1, .forcing = "on", .cycle_group = "all"};
+} args = {.forcing = "on", .cycle_group = "all"};
 
 static const mapp_option options[] = {
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 4, .max = 1L << 30,
-     .default_text = "from --size", .help = "CRM columns (even, >= 4)"},
+     .default_text = "from --size", .help = "CRM columns (even, >= 4)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(crm_preset, nx)},
     {.name = "nz", .kind = MAPP_OPT_LONG, .dest = &args.nz, .min = 3, .max = 1L << 30,
-     .default_text = "from --size", .help = "CRM levels (>= 3)"},
+     .default_text = "from --size", .help = "CRM levels (>= 3)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(crm_preset, nz)},
     {.name = "instances", .kind = MAPP_OPT_LONG, .dest = &args.instances, .min = 0, .max = 1L << 40,
-     .default_text = "from --size", .help = "CRMs (per rank with --scaling weak)"},
+     .default_text = "from --size", .help = "CRMs (per rank with --scaling weak)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(crm_preset, instances)},
     {.name = "crm-steps", .kind = MAPP_OPT_LONG, .dest = &args.crm_steps, .min = 1, .max = 1L << 30,
-     .default_text = "from --size", .help = "CRM steps per global step"},
+     .default_text = "from --size", .help = "CRM steps per global step",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(crm_preset, crm_steps)},
     {.name = "dt", .kind = MAPP_OPT_DOUBLE, .dest = &args.dt, .dmin = 1e-6, .dmax = 3600,
-     .default_text = "10", .help = "CRM time step (s)"},
+     .default_text = "10", .help = "CRM time step (s)", .changes = MAPP_CHANGES_SIZE},
     {.name = "dx", .kind = MAPP_OPT_DOUBLE, .dest = &args.dx, .dmin = 1e-3, .dmax = 1e6,
-     .default_text = "2000", .help = "CRM column width (m)"},
+     .default_text = "2000", .help = "CRM column width (m)", .changes = MAPP_CHANGES_SIZE},
     {.name = "dz", .kind = MAPP_OPT_DOUBLE, .dest = &args.dz, .dmin = 1e-3, .dmax = 1e5,
-     .default_text = "20000 / nz", .help = "CRM level depth (m)"},
+     .default_text = "20000 / nz", .help = "CRM level depth (m)", .changes = MAPP_CHANGES_SIZE},
     {.name = "input", .kind = MAPP_OPT_STRING, .dest = &args.input,
-     .default_text = "synthesised in memory", .help = "columns file from mapp-crm-columns"},
+     .default_text = "synthesised in memory", .help = "columns file from mapp-crm-columns",
+     .changes = MAPP_CHANGES_SIZE},
     {.name = "sounding", .kind = MAPP_OPT_CHOICE, .dest = &args.sounding, .default_text = "tropical",
-     .choices = "tropical|dry-stable|dry-neutral", .help = "synthetic columns without --input"},
+     .choices = "tropical|dry-stable|dry-neutral", .help = "synthetic columns without --input",
+     .changes = MAPP_CHANGES_SIZE},
     {.name = "wind", .kind = MAPP_OPT_DOUBLE, .dest = &args.wind, .dmin = -1e4, .dmax = 1e4,
-     .help = "wind (m/s) added to synthetic columns"},
+     .help = "wind (m/s) added to synthetic columns", .changes = MAPP_CHANGES_SIZE},
     {.name = "perturb", .kind = MAPP_OPT_CHOICE, .dest = &args.perturb, .choices = "noise|bubble|none",
      .default_text = "from --size",
-     .help = "initial CRM perturbation: low-level noise, a warm bubble, or none"},
+     .help = "initial CRM perturbation: low-level noise, a warm bubble, or none", .changes = MAPP_CHANGES_SIZE},
     {.name = "forcing", .kind = MAPP_OPT_CHOICE, .dest = &args.forcing, .choices = "on|off",
-     .help = "large-scale forcing and nudging toward the column"},
+     .help = "large-scale forcing and nudging toward the column", .changes = MAPP_CHANGES_SIZE},
     {.name = "cycle-group", .kind = MAPP_OPT_CHOICE, .dest = &args.cycle_group, .choices = "all|task",
      .help = "CRMs whose worst sets the sub-cycles: all ranks (answers independent of the rank "
              "count) or this task's (the report's choice)"},
@@ -71,15 +78,15 @@ static int check_combinations(const mapp_run *run) {
 
 static int build_config(mapp_run *run, crm_config *cfg) {
   crm_config_from_preset(run->preset, cfg);
-  long preset_steps = cfg->steps;
-  if (args.nx) cfg->nx = args.nx;
-  if (args.nz) cfg->dz *= (double)cfg->nz / (double)args.nz, cfg->nz = args.nz; /* the same top */
-  if (args.instances >= 0) cfg->instances = args.instances;
-  if (args.crm_steps) cfg->crm_steps = args.crm_steps;
-  if (run->common.steps) cfg->steps = run->common.steps;
-  if (args.dt) cfg->dt = args.dt;
-  if (args.dx) cfg->dx = args.dx;
-  if (args.dz) cfg->dz = args.dz;
+  cfg->nx = args.nx;
+  cfg->dz *= (double)cfg->nz / (double)args.nz; /* the same top */
+  cfg->nz = args.nz;
+  cfg->instances = args.instances;
+  cfg->crm_steps = args.crm_steps;
+  cfg->steps = run->common.steps;
+  if (mapp_run_given(run, "dt")) cfg->dt = args.dt;
+  if (mapp_run_given(run, "dx")) cfg->dx = args.dx;
+  if (mapp_run_given(run, "dz")) cfg->dz = args.dz;
   if (args.perturb) cfg->perturb = perturb_kind(args.perturb);
   cfg->forcing = !strcmp(args.forcing, "on");
   MAPP_TRY(crm_config_check(cfg));
@@ -87,10 +94,6 @@ static int build_config(mapp_run *run, crm_config *cfg) {
   if (cfg->instances < run->mpi.nranks)
     return mapp_fail(MAPP_ERR_INPUT, "%d ranks for %ld CRMs: every rank needs at least one CRM", run->mpi.nranks,
                      cfg->instances);
-  run->custom_size = args.nx || args.nz || args.instances >= 0 || args.crm_steps || args.dt || args.dx || args.dz ||
-                     args.input || args.wind || args.perturb || strcmp(args.forcing, "on") ||
-                     args.sounding;
-  run->custom_case = run->custom_size || cfg->steps != preset_steps;
   return MAPP_OK;
 }
 
@@ -121,6 +124,7 @@ int main(int argc, char **argv) {
                 "CRM steps forced by its column and returns tendencies and surface rain.";
   app.options = options;
   app.presets = crm_presets;
+  app.preset_steps = MAPP_PRESET_LONG(crm_preset, steps);
   app.setup = setup;
   return mapp_app_main(&app, argc, argv);
 }

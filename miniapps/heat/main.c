@@ -7,7 +7,8 @@
 
 #include "heat.h"
 
-/* What the command line may override in the preset; 0 or NULL keeps it. */
+/* The command line's values; those not given take the preset's (the
+ * options' preset_field). */
 static struct {
   long rows, cols, block_rows, block_cols;
   int nsources;
@@ -32,13 +33,18 @@ static int parse_source(const char *value, void *dest) {
 
 static const mapp_option options[] = {
     {.name = "rows", .kind = MAPP_OPT_LONG, .dest = &args.rows, .min = 1, .max = 1L << 40,
-     .default_text = "from --size", .help = "interior rows (per rank with --scaling weak)"},
+     .default_text = "from --size", .help = "interior rows (per rank with --scaling weak)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(heat_preset, rows)},
     {.name = "cols", .kind = MAPP_OPT_LONG, .dest = &args.cols, .min = 1, .max = 1L << 40,
-     .default_text = "from --size", .help = "interior columns"},
+     .default_text = "from --size", .help = "interior columns", .changes = MAPP_CHANGES_SIZE,
+     .preset_field = MAPP_PRESET_LONG(heat_preset, cols)},
+    /* Blocks change the order of work, not the answer. */
     {.name = "block-rows", .kind = MAPP_OPT_LONG, .dest = &args.block_rows, .min = 1, .max = 1L << 40,
-     .default_text = "from --size", .help = "rows per block"},
+     .default_text = "from --size", .help = "rows per block",
+     .preset_field = MAPP_PRESET_LONG(heat_preset, block_rows)},
     {.name = "block-cols", .kind = MAPP_OPT_LONG, .dest = &args.block_cols, .min = 1, .max = 1L << 40,
-     .default_text = "from --size", .help = "columns per block"},
+     .default_text = "from --size", .help = "columns per block",
+     .preset_field = MAPP_PRESET_LONG(heat_preset, block_cols)},
     {.name = "snapshot-every", .kind = MAPP_OPT_LONG, .dest = &args.snapshots.snapshot_every, .min = 1,
      .max = 1000000000L, .default_text = "none",
      .help = "save the matrix into the NAM region after every N timesteps (needs --nam)"},
@@ -48,9 +54,10 @@ static const mapp_option options[] = {
      .help = "after the run, write the NAM region as a GIF animation to this file (needs --nam); "
              "the result record lists it under app_data.artifacts"},
     {.name = "source", .kind = MAPP_OPT_CALLBACK, .dest = &args, .parse = parse_source,
-     .choices = "ROW,COL,RANGE,TEMP", .default_text = "0,0.5,0.6,100 and 0.75,0,0.4,60",
+     .choices = "ROW,COL,RANGE,TEMP", .default_text = "0,0.5,0.6,100 and 0.75,0,0.4,60", .changes = MAPP_CHANGES_ANSWER,
      .help = "heat source: position (fractions 0..1), radius (fraction), temperature; repeatable"},
     {.name = "sources-file", .kind = MAPP_OPT_STRING, .dest = &args.sources_file, .default_text = "none",
+     .changes = MAPP_CHANGES_ANSWER,
      .help = "heat sources in the original BSC Heat's file format (a count, then 'row col range "
              "temperature' per line); replaces the defaults"},
     MAPP_OPTION_END,
@@ -73,18 +80,16 @@ static int check_snapshot_args(const mapp_run *run) {
   return MAPP_OK;
 }
 
-/* The preset with the command line's overrides. Block sizes do not change
- * the answer, so they leave the baseline case as it is. */
+/* The preset with the command line's values. */
 static int setup(mapp_run *run, void **state) {
   MAPP_TRY(check_snapshot_args(run));
   heat_config cfg;
   heat_config_from_preset(run->preset, &cfg);
-  long preset_steps = cfg.steps;
-  if (args.rows) cfg.rows = args.rows;
-  if (args.cols) cfg.cols = args.cols;
-  if (args.block_rows) cfg.block_rows = args.block_rows;
-  if (args.block_cols) cfg.block_cols = args.block_cols;
-  if (run->common.steps) cfg.steps = run->common.steps;
+  cfg.rows = args.rows;
+  cfg.cols = args.cols;
+  cfg.block_rows = args.block_rows;
+  cfg.block_cols = args.block_cols;
+  cfg.steps = run->common.steps;
   if (args.nsources && args.sources_file)
     return mapp_fail(MAPP_ERR_INPUT, "give heat sources with --source or --sources-file, not both");
   if (args.sources_file) MAPP_TRY(heat_read_sources_file(args.sources_file, args.sources, &args.nsources));
@@ -93,8 +98,6 @@ static int setup(mapp_run *run, void **state) {
     memcpy(cfg.sources, args.sources, sizeof args.sources);
   }
   cfg.rows = mapp_run_scaled(run, cfg.rows); /* rows per rank stay fixed under weak scaling */
-  run->custom_size = args.rows || args.cols;
-  run->custom_case = run->custom_size || args.nsources || cfg.steps != preset_steps;
   return heat_run_create(run, &cfg, &args.snapshots, state);
 }
 
@@ -107,6 +110,7 @@ int main(int argc, char **argv) {
                 "give --steps to match the original's -t). Every sweep is counted: no untimed warm-up.";
   app.options = options;
   app.presets = heat_presets;
+  app.preset_steps = MAPP_PRESET_LONG(heat_preset, steps);
   app.setup = setup;
   return mapp_app_main(&app, argc, argv);
 }

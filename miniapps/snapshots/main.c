@@ -5,7 +5,10 @@
 
 #include "snapshots.h"
 
-/* 0 or NULL keeps the preset's value (each range excludes 0). */
+/* The command line's values: nx and nz not given take the preset's
+ * (preset_field), the other dimensions are applied only when given. Layers,
+ * budgets, lossless compression and threads change where snapshots live,
+ * never the answer; zfp and --save-every do. */
 static struct {
   long dims, nx, ny, nz, space_order, save_every, nbl;
   long zstd_level, io_threads, prefetch_depth, checkpoints;
@@ -18,24 +21,27 @@ static struct {
 
 static const mapp_option options[] = {
     {.name = "dims", .kind = MAPP_OPT_LONG, .dest = &args.dims, .min = 2, .max = 3, .default_text = "from --size",
-     .help = "2 or 3 space dimensions"},
+     .help = "2 or 3 space dimensions", .changes = MAPP_CHANGES_SIZE},
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 1, .max = 1L << 20, .default_text = "from --size",
-     .help = "grid points along x (split over the ranks)"},
+     .help = "grid points along x (split over the ranks)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(snap_preset, n[0])},
     {.name = "ny", .kind = MAPP_OPT_LONG, .dest = &args.ny, .min = 1, .max = 1L << 20, .default_text = "nx in 3-D",
-     .help = "grid points along y (3-D)"},
+     .help = "grid points along y (3-D)", .changes = MAPP_CHANGES_SIZE},
     {.name = "nz", .kind = MAPP_OPT_LONG, .dest = &args.nz, .min = 1, .max = 1L << 20, .default_text = "from --size",
-     .help = "grid points along z (depth)"},
+     .help = "grid points along z (depth)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(snap_preset, n[2])},
     {.name = "nbl", .kind = MAPP_OPT_LONG, .dest = &args.nbl, .min = 1, .max = 1L << 16, .default_text = "10",
-     .help = "absorbing boundary layer width (points)"},
+     .help = "absorbing boundary layer width (points)", .changes = MAPP_CHANGES_SIZE},
     {.name = "space-order", .kind = MAPP_OPT_LONG, .dest = &args.space_order, .min = 1, .max = 64,
-     .default_text = "from --size", .help = "2, 4 or 8: the centred stencil's order"},
+     .default_text = "from --size", .help = "2, 4 or 8: the centred stencil's order", .changes = MAPP_CHANGES_SIZE},
     {.name = "save-every", .kind = MAPP_OPT_LONG, .dest = &args.save_every, .min = 1, .max = 1L << 30,
-     .help = "keep every k-th snapshot (k > 1 approximates the gradient)"},
+     .help = "keep every k-th snapshot (k > 1 approximates the gradient)", .changes = MAPP_CHANGES_ANSWER},
     {.name = "layers", .kind = MAPP_OPT_STRING, .dest = &args.layers, .choices = SNAP_LAYER_NAMES,
      .default_text = "disk-host (cpu), disk-host-device (cuda)",
      .help = "the layers snapshots may live in (none: one in-memory array)"},
     {.name = "compression", .kind = MAPP_OPT_CHOICE, .dest = &args.compression, .choices = "none|zstd|zfp",
-     .help = "snapshot compression: zstd lossless, zfp lossy"},
+     .help = "snapshot compression: zstd lossless, zfp lossy",
+     .changes = MAPP_CHANGES_ANSWER, .changing_choices = "zfp"},
     {.name = "zstd-level", .kind = MAPP_OPT_LONG, .dest = &args.zstd_level, .min = -7, .max = 22,
      .help = "zstd compression level (-7..22; negative: zstd's fast levels, 0: its default)"},
     {.name = "zfp-tolerance", .kind = MAPP_OPT_DOUBLE, .dest = &args.zfp_tolerance, .dmin = 1e-300, .dmax = 1e300,
@@ -90,18 +96,17 @@ static int setup(mapp_run *run, void **state) {
   snap_options o = {0};
   snap_config_from_preset(run->preset, &o.cfg);
   snap_config *c = &o.cfg;
-  long preset_nt = c->nt;
-  if (args.dims && args.dims != c->dims) {
+  if (mapp_run_given(run, "dims") && args.dims != c->dims) {
     c->dims = (int)args.dims;
     c->n[1] = c->dims == 3 ? c->n[0] : 1;
   }
-  if (args.nx) c->n[0] = args.nx;
-  if (args.ny && c->dims == 3) c->n[1] = args.ny;
-  if (args.nz) c->n[2] = args.nz;
-  if (args.space_order) c->space_order = (int)args.space_order;
-  if (args.nbl) c->nbl = (int)args.nbl;
+  c->n[0] = args.nx;
+  if (mapp_run_given(run, "ny") && c->dims == 3) c->n[1] = args.ny;
+  c->n[2] = args.nz;
+  if (mapp_run_given(run, "space-order")) c->space_order = (int)args.space_order;
+  if (mapp_run_given(run, "nbl")) c->nbl = (int)args.nbl;
   c->n[0] = mapp_run_scaled(run, c->n[0]); /* x per rank stays fixed under weak scaling */
-  if (run->common.steps) c->nt = run->common.steps;
+  c->nt = run->common.steps;
   c->save_every = args.save_every;
   o.layers = args.layers;
   o.compression = compression_kind(args.compression);
@@ -113,10 +118,6 @@ static int setup(mapp_run *run, void **state) {
   o.budget[SNAP_LAYER_HOST] = args.host_budget, o.budget[SNAP_LAYER_DISK] = args.disk_budget;
   o.budget[SNAP_LAYER_DEVICE] = args.device_budget;
   o.recompute = args.recompute, o.estimate = args.estimate, o.checkpoints = (int)args.checkpoints;
-  run->custom_size = args.dims || args.nx || args.ny || args.nz || args.space_order || args.nbl;
-  /* Layers, budgets, compression and threads change where snapshots live,
-   * never the answer; zfp and --save-every do. */
-  run->custom_case = run->custom_size || c->nt != preset_nt || args.save_every != 1 || o.compression == SNAP_COMP_ZFP;
   return snap_app_setup(run, &o, state);
 }
 
@@ -127,6 +128,7 @@ int main(int argc, char **argv) {
                 "across device, host and disk under memory budgets, asynchronously, optionally compressed.";
   app.options = options;
   app.presets = MAPP_PRESETS(snap_presets);
+  app.preset_steps = MAPP_PRESET_LONG(snap_preset, nt);
   app.setup = setup;
   return mapp_app_main(&app, argc, argv);
 }

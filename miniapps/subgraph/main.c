@@ -1,37 +1,38 @@
 /* mapp-subgraph: the command line of the subgraph mini-app (its flags and
  * its config); the driver (mapp_app_main) and the hooks (subgraph_app.c) do the
  * rest. */
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "subgraph.h"
 #include "tb_metg.h"
 
-/* UNSET or NULL keeps the preset's value; ranges are checked by
+/* The command line's values: width, iterations and graph-steps not given
+ * take the preset's (preset_field), the defaults derived from other values
+ * apply when an option is not given (mapp_run_given). Ranges are checked by
  * tb_config_check so its messages name the problem ("--iterations: -3 is
- * negative"). */
-#define UNSET LONG_MIN
+ * negative"). The answer depends on the pattern, its radix, the width and
+ * the steps only: K, kernel, workers, graph-steps, run-ahead, chaining and
+ * interpolation change the speed, not the values. */
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph, *host_worker;
   long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, metg_repeats,
       copy_bytes;
   bool interpolate, metg, break_dependence, no_pin;
-} args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .width = UNSET, .radix = UNSET,
-          .iterations = UNSET, .workers = UNSET, .graph_steps = UNSET,
-          .run_ahead = UNSET, .spin_us = 100, .scratch_bytes = 16384, .metg_max = 65536,
-          .metg_repeats = UNSET};
+} args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .spin_us = 100,
+          .scratch_bytes = 16384, .metg_max = 65536};
 
 #define BIG (1L << 40)
 static const mapp_option options[] = {
     {.name = "pattern", .kind = MAPP_OPT_CHOICE, .dest = &args.pattern, .choices = TB_PATTERN_NAMES,
-     .help = "Task Bench dependence pattern"},
+     .help = "Task Bench dependence pattern", .changes = MAPP_CHANGES_ANSWER},
     {.name = "width", .kind = MAPP_OPT_LONG, .dest = &args.width, .min = -BIG, .max = 1L << 24,
-     .default_text = "from --size", .help = "points per timestep (per rank with --scaling weak)"},
+     .default_text = "from --size", .help = "points per timestep (per rank with --scaling weak)",
+     .changes = MAPP_CHANGES_SIZE, .preset_field = MAPP_PRESET_LONG(subgraph_preset, width)},
     {.name = "radix", .kind = MAPP_OPT_LONG, .dest = &args.radix, .min = -BIG, .max = BIG, .default_text = "min(3, width)",
-     .help = "dependences per task for nearest, spread, random_nearest"},
+     .help = "dependences per task for nearest, spread, random_nearest", .changes = MAPP_CHANGES_ANSWER},
     {.name = "iterations", .kind = MAPP_OPT_LONG, .dest = &args.iterations, .min = -BIG, .max = BIG,
-     .default_text = "from --size", .help = "kernel iterations per task (K >= 0; 0 measures the runtime's overhead alone)"},
+     .default_text = "from --size", .help = "kernel iterations per task (K >= 0; 0 measures the runtime's overhead alone)",
+     .preset_field = MAPP_PRESET_LONG(subgraph_preset, iterations)},
     {.name = "kernel", .kind = MAPP_OPT_CHOICE, .dest = &args.kernel, .choices = "compute|memory",
      .help = "compute: a multiply-add chain of K; memory: K passes over a per-worker buffer"},
     {.name = "scratch-bytes", .kind = MAPP_OPT_LONG, .dest = &args.scratch_bytes, .min = 8, .max = 1L << 30,
@@ -49,7 +50,8 @@ static const mapp_option options[] = {
              "when the share has one per worker)"},
     {.name = "graph-steps", .kind = MAPP_OPT_LONG, .dest = &args.graph_steps, .min = -BIG, .max = BIG,
      .default_text = "from --size: 8 tiny, 64 others (lowered to divide --steps)",
-     .help = "timesteps per recorded subgraph (and per eager chunk)"},
+     .help = "timesteps per recorded subgraph (and per eager chunk)",
+     .preset_field = MAPP_PRESET_LONG(subgraph_preset, graph_steps)},
     {.name = "run-ahead", .kind = MAPP_OPT_LONG, .dest = &args.run_ahead, .min = -BIG, .max = 1024,
      .default_text = "64 timesteps in flight: max(4, 64 / graph-steps)",
      .help = "instantiations (chunks) in flight; 1: one at a time"},
@@ -69,7 +71,7 @@ static const mapp_option options[] = {
      .help = "runs of each METG point, interleaved over the sweep (a stall falls on a few runs of many points); "
              "each point is their median, with its quartiles and extremes as its spread"},
     {.name = "break-dependence", .kind = MAPP_OPT_FLAG, .dest = &args.break_dependence,
-     .help = "test only: reverse one dependence, so the tag check must fail (exit 1)"},
+     .help = "test only: reverse one dependence, so the tag check must fail (exit 1)", .changes = MAPP_CHANGES_ANSWER},
     {.name = "broken-graph", .kind = MAPP_OPT_CHOICE, .dest = &args.broken_graph,
      .choices = "cycle|dangling-port|interpolation|contract",
      .help = "test only: compile a broken graph definition, which must be rejected (exit 2), or run an op that "
@@ -79,7 +81,7 @@ static const mapp_option options[] = {
 
 static int resolve_workers(const mapp_run *run, long *workers) {
   bool threads = run->backend == MAPP_BACKEND_THREADS;
-  *workers = args.workers != UNSET ? args.workers : threads ? 2 : 1;
+  *workers = mapp_run_given(run, "workers") ? args.workers : threads ? 2 : 1;
   if (!threads && *workers != 1 && run->backend != MAPP_BACKEND_CUDA)
     return mapp_fail(MAPP_ERR_INPUT, "--workers %ld: the %s backend runs 1 worker (use --backend threads)", *workers,
                      run->common.backend);
@@ -105,22 +107,11 @@ static long default_run_ahead(long graph_steps) {
   return launches > 4 ? launches : 4;
 }
 
-/* The driver reads --steps 0 as "the size's default"; here it is refused. */
-static bool steps_given_zero(const mapp_run *run) {
-  for (int i = 1; i < run->argc; ++i) {
-    const char *a = run->argv[i];
-    if (!strcmp(a, "--steps=0") || (!strcmp(a, "--steps") && i + 1 < run->argc && strtol(run->argv[i + 1], NULL, 10) == 0 &&
-                                     run->argv[i + 1][0] == '0'))
-      return true;
-  }
-  return false;
-}
-
 /* --metg-repeats belongs to --metg; --metg with --min-time is refused: the
  * sweep repeats its own points, and a second sweep per iteration would
  * time the sweep, not the run. */
 static int check_metg_flags(const mapp_run *run) {
-  if (args.metg_repeats != UNSET && !args.metg) return mapp_fail(MAPP_ERR_INPUT, "--metg-repeats applies to --metg");
+  if (mapp_run_given(run, "metg-repeats") && !args.metg) return mapp_fail(MAPP_ERR_INPUT, "--metg-repeats applies to --metg");
   if (args.metg && run->common.min_time > 0)
     return mapp_fail(MAPP_ERR_INPUT, "--metg with --min-time: the METG sweep repeats each point itself "
                                      "(--metg-repeats); run the two apart");
@@ -130,47 +121,39 @@ static int check_metg_flags(const mapp_run *run) {
 static int setup(mapp_run *run, void **state) {
   if (args.broken_graph) return subgraph_compile_broken(args.broken_graph);
   MAPP_TRY(check_metg_flags(run));
-  const subgraph_preset *preset = run->preset;
   subgraph_options opt = {.metg = args.metg, .metg_max = args.metg_max,
-                          .metg_repeats = (int)(args.metg_repeats != UNSET ? args.metg_repeats
-                                                                           : TB_METG_DEFAULT_REPEATS)};
+                          .metg_repeats = (int)(mapp_run_given(run, "metg-repeats") ? args.metg_repeats
+                                                                                   : TB_METG_DEFAULT_REPEATS)};
   tb_config *cfg = &opt.cfg;
   long workers;
   MAPP_TRY(resolve_workers(run, &workers));
   cfg->pattern = (tb_pattern)tb_pattern_from_name(args.pattern);
-  if (args.width != UNSET && args.width < 1)
-    return mapp_fail(MAPP_ERR_INPUT, "--width: %ld is outside [1, 2^24]", args.width);
-  if (steps_given_zero(run)) return mapp_fail(MAPP_ERR_INPUT, "--steps: 0 is outside [1, 10^9]");
-  cfg->width = mapp_run_scaled(run, args.width != UNSET ? args.width : preset->width); /* per rank fixed when weak */
-  cfg->steps = run->common.steps ? run->common.steps : preset->steps;
-  cfg->iterations = args.iterations != UNSET ? args.iterations : preset->iterations;
-  if (args.radix != UNSET && !tb_pattern_takes_radix(cfg->pattern))
+  if (args.width < 1) return mapp_fail(MAPP_ERR_INPUT, "--width: %ld is outside [1, 2^24]", args.width);
+  cfg->width = mapp_run_scaled(run, args.width); /* per rank fixed when weak */
+  cfg->steps = run->common.steps;
+  cfg->iterations = args.iterations;
+  bool radix_given = mapp_run_given(run, "radix");
+  if (radix_given && !tb_pattern_takes_radix(cfg->pattern))
     return mapp_fail(MAPP_ERR_INPUT, "--radix applies to the nearest, spread and random_nearest patterns, not %s",
                      args.pattern);
-  cfg->radix = args.radix != UNSET ? args.radix : (cfg->width < 3 ? cfg->width : 3);
+  cfg->radix = radix_given ? args.radix : (cfg->width < 3 ? cfg->width : 3);
   cfg->kernel = strcmp(args.kernel, "memory") ? TB_KERNEL_COMPUTE : TB_KERNEL_MEMORY;
   cfg->scratch_bytes = args.scratch_bytes;
   cfg->workers = (int)workers;
   cfg->spin_us = args.spin_us;
   cfg->pin = !args.no_pin;
   MAPP_TRY(resolve_host_worker(run, &cfg->host_worker));
-  cfg->graph_steps = args.graph_steps != UNSET ? args.graph_steps : preset->graph_steps;
-  if (args.graph_steps == UNSET && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor that fits */
+  cfg->graph_steps = args.graph_steps;
+  if (!mapp_run_given(run, "graph-steps") && cfg->steps % cfg->graph_steps) /* --steps alone: the largest divisor */
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;
   /* Launches in flight by timesteps: at one timestep per launch, 4 in
    * flight left the host sleeping and woken every other launch. */
-  cfg->run_ahead = (int)(args.run_ahead != UNSET ? args.run_ahead : default_run_ahead(cfg->graph_steps));
+  cfg->run_ahead = (int)(mapp_run_given(run, "run-ahead") ? args.run_ahead : default_run_ahead(cfg->graph_steps));
   cfg->interpolate = args.interpolate;
   cfg->chain_finish = !strcmp(args.chain, "finish");
   cfg->break_dependence = args.break_dependence;
   cfg->copy_bytes = args.copy_bytes;
   MAPP_TRY(tb_config_check(cfg, run->mpi.nranks));
-  /* The answer depends on the pattern, its radix, the width and the steps
-   * only: K, kernel, workers, graph-steps, run-ahead, chaining and
-   * interpolation change the speed, not the values. */
-  run->custom_size = args.width != UNSET || run->common.steps;
-  run->custom_case = run->custom_size || strcmp(args.pattern, "stencil_1d") || args.radix != UNSET ||
-                     args.break_dependence;
   return subgraph_setup(run, &opt, state);
 }
 
@@ -180,6 +163,8 @@ int main(int argc, char **argv) {
                 "op with dynamic dependence tracking (eager) versus graph-steps timesteps recorded once, compiled\n"
                 "to static per-worker schedules and replayed (subgraph). Figures: tasks/s, ns per task, METG.";
   app.options = options;
+  app.preset_steps = MAPP_PRESET_LONG(subgraph_preset, steps);
+  app.steps_change_size = true; /* the graph's height */
   app.setup = setup;
   return mapp_app_main(&app, argc, argv);
 }
