@@ -112,11 +112,10 @@ static int crm_describe(mapp_run *run, void *state) {
   mapp_run_dim(run, "crm_steps", cfg->crm_steps, cfg->crm_steps);
   run->rec.steps = cfg->steps;
   run->rec.fom = run->compute_s > 0 ? column_steps / run->compute_s : 0.0;
-  int cycles[2] = {r->s.max_cycles, r->s.max_fall_cycles}, worst[2];
-  MAPP_MPI(MPI_Allreduce(cycles, worst, 2, MPI_INT, MPI_MAX, run->mpi.comm));
-  run->rec.extra = json_pack("{s:i,s:i,s:s,s:b}", "max_sub_cycles", worst[0], "max_fall_sub_cycles", worst[1],
-                             "cycle_group", r->cycle_group, "sync", r->sync);
-  return run->rec.extra ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
+  MAPP_TRY(mapp_run_reduce_long(run, "max_sub_cycles", r->s.max_cycles, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce_long(run, "max_fall_sub_cycles", r->s.max_fall_cycles, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_set(run, "cycle_group", json_string(r->cycle_group)));
+  return mapp_run_set(run, "sync", json_boolean(r->sync));
 }
 
 static int crm_write(mapp_run *run, void *state, const char *path) {

@@ -88,8 +88,8 @@ static int heat_verify(mapp_run *run, void *state) {
   heat_run *h = state;
   mapp_check finite, bounded;
   MAPP_TRY(heat_check_answer(&h->d, &finite, &bounded));
-  run->rec.checks[run->rec.nchecks++] = finite;
-  run->rec.checks[run->rec.nchecks++] = bounded;
+  mapp_run_check(run, finite.name, finite.passed, finite.value, finite.bound);
+  mapp_run_check(run, bounded.name, bounded.passed, bounded.value, bounded.bound);
   return MAPP_OK;
 }
 
@@ -109,10 +109,8 @@ static int heat_describe(mapp_run *run, void *state) {
   run->rec.fom = solve_max > 0 ? cell_updates / solve_max : 0.0;
   run->rec.bytes_moved = 16.0 * cell_updates; /* read and write each cell once per sweep */
   /* app_data: the files the run made besides its answer, for `mapp report`. */
-  if (h->gif && d->rank == 0) {
-    run->rec.extra = json_pack("{s:[{s:s, s:s}]}", "artifacts", "kind", "animation", "path", h->gif);
-    if (!run->rec.extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's artifacts");
-  }
+  if (h->gif && d->rank == 0)
+    return mapp_run_set(run, "artifacts", json_pack("[{s:s, s:s}]", "kind", "animation", "path", h->gif));
   return MAPP_OK;
 }
 

@@ -397,8 +397,94 @@ static int snap_verify(mapp_run *run, void *state) {
   return MAPP_OK;
 }
 
-static json_t *layer_object(const double v[SNAP_NLAYERS]) {
-  return json_pack("{s:f,s:f,s:f}", "device", v[0], "host", v[1], "disk", v[2]);
+/* One value per layer under key.<layer>: reduced over the ranks with op,
+ * or, for rank-local figures (a plan), as this rank has them. */
+static int describe_layers(mapp_run *run, const char *key, const double v[SNAP_NLAYERS], const mapp_reduce_op *op) {
+  for (int l = 0; l < SNAP_NLAYERS; l++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", key, snap_layer_name((snap_layer)l));
+    MAPP_TRY(op ? mapp_run_reduce(run, name, v[l], *op, NULL) : mapp_run_set(run, name, json_real(v[l])));
+  }
+  return MAPP_OK;
+}
+
+/* Where the snapshots went, per layer. */
+static int describe_store_layers(mapp_run *run, const snap_state *s) {
+  const snap_store_stats *st = &s->res.store;
+  double count[SNAP_NLAYERS], peak[SNAP_NLAYERS], budget[SNAP_NLAYERS];
+  for (int l = 0; l < SNAP_NLAYERS; l++)
+    count[l] = (double)st->count[l], peak[l] = (double)st->peak_bytes[l], budget[l] = (double)s->st.store.budget[l];
+  static const mapp_reduce_op sum = MAPP_REDUCE_SUM, max = MAPP_REDUCE_MAX;
+  MAPP_TRY(describe_layers(run, "snapshots_per_layer", count, &sum));
+  MAPP_TRY(describe_layers(run, "peak_bytes_per_layer", peak, &max));
+  return describe_layers(run, "budget_bytes_per_layer", budget, NULL);
+}
+
+/* Times are maxima over ranks (the slowest rank sets the pace), bytes sums. */
+static int describe_streaming(mapp_run *run, const snap_state *s) {
+  const snap_store_stats *st = &s->res.store;
+  double raw, stored, written, read, write_s, read_s;
+  MAPP_TRY(mapp_run_reduce(run, "forward_s", s->res.forward_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "adjoint_s", s->res.adjoint_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "stall_forward_s", st->stall_forward_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "stall_adjoint_s", st->stall_adjoint_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "compress_s", st->compress_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "decompress_s", st->decompress_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "disk_write_s", st->write_s, MAPP_REDUCE_MAX, &write_s));
+  MAPP_TRY(mapp_run_reduce(run, "disk_read_s", st->read_s, MAPP_REDUCE_MAX, &read_s));
+  MAPP_TRY(mapp_run_reduce(run, "snapshot_raw_bytes", (double)st->raw_bytes, MAPP_REDUCE_SUM, &raw));
+  MAPP_TRY(mapp_run_reduce(run, "snapshot_stored_bytes", (double)st->stored_bytes, MAPP_REDUCE_SUM, &stored));
+  MAPP_TRY(mapp_run_reduce(run, "disk_written_bytes", (double)st->disk_written, MAPP_REDUCE_SUM, &written));
+  MAPP_TRY(mapp_run_reduce(run, "disk_read_bytes", (double)st->disk_read, MAPP_REDUCE_SUM, &read));
+  MAPP_TRY(mapp_run_set(run, "compression_ratio", json_real(stored > 0 ? raw / stored : 1.0)));
+  MAPP_TRY(mapp_run_set(run, "disk_write_GBps", json_real(write_s > 0 ? written / write_s / 1e9 : 0.0)));
+  MAPP_TRY(mapp_run_set(run, "disk_read_GBps", json_real(read_s > 0 ? read / read_s / 1e9 : 0.0)));
+  MAPP_TRY(mapp_run_set(run, "direct_io", json_boolean(st->direct_io)));
+  MAPP_TRY(mapp_run_set(run, "disk_io", json_string(st->uring ? "uring" : st->direct_io ? "direct" : "buffered")));
+  MAPP_TRY(mapp_run_set(run, "io_threads", json_integer(s->st.store.io_threads)));
+  return mapp_run_set(run, "prefetch_depth", json_integer(s->st.store.prefetch_depth));
+}
+
+/* Memory: the peak resident set over ranks beside the budgets. */
+static int describe_memory(mapp_run *run, const snap_state *s) {
+  bool revolve = s->st.mode == SNAP_MODE_REVOLVE;
+  double nt = (double)s->p.cfg.nt;
+  MAPP_TRY(mapp_run_reduce(run, "peak_rss_bytes", (double)s->rss_peak, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_set(run, "rss_before_bytes", json_real((double)s->rss_before)));
+  MAPP_TRY(mapp_run_set(run, "host_budget_bytes", json_real((double)s->host_total)));
+  MAPP_TRY(mapp_run_set(run, "device_budget_bytes", json_real((double)s->device_total)));
+  MAPP_TRY(mapp_run_set(run, "recompute", json_boolean(revolve)));
+  MAPP_TRY(mapp_run_set(run, "checkpoints", json_integer(revolve ? s->st.checkpoints : 0)));
+  return mapp_run_set(run, "recomputation_factor",
+                      json_real(s->res.forward_steps > 0 ? (double)s->res.forward_steps / nt : 1.0));
+}
+
+/* Rank 0's plan for uncompressed snapshots (streamed runs; zeros otherwise). */
+static int describe_estimate(mapp_run *run, const snap_state *s) {
+  double planned[SNAP_NLAYERS];
+  for (int l = 0; l < SNAP_NLAYERS; l++) planned[l] = (double)s->plan.count[l];
+  MAPP_TRY(mapp_run_set(run, "estimate.host_wavefields_bytes", json_real((double)s->est.wavefields)));
+  MAPP_TRY(mapp_run_set(run, "estimate.host_buffers_bytes", json_real((double)s->est.buffers)));
+  MAPP_TRY(mapp_run_set(run, "estimate.snapshots_upper_bound_bytes", json_real((double)s->est.snapshots)));
+  MAPP_TRY(mapp_run_set(run, "estimate.device_bytes", json_real((double)device_fixed(run, s))));
+  MAPP_TRY(describe_layers(run, "estimate.snapshots_per_layer", planned, NULL));
+  MAPP_TRY(mapp_run_set(run, "estimate.snapshots_without_room", json_real((double)s->plan.unplaced)));
+  return mapp_run_set(run, "estimate_only", json_boolean(s->estimate_only));
+}
+
+/* The problem and its answer's figures. */
+static int describe_problem(mapp_run *run, const snap_state *s) {
+  MAPP_TRY(mapp_run_set(run, "layers", json_string(s->layers_name)));
+  MAPP_TRY(mapp_run_set(run, "compression", json_string(snap_compression_name(s->st.store.compression))));
+  MAPP_TRY(mapp_run_set(run, "dims", json_integer(s->p.grid.dims)));
+  MAPP_TRY(mapp_run_set(run, "space_order", json_integer(s->p.cfg.space_order)));
+  MAPP_TRY(mapp_run_set(run, "dt", json_real(s->p.dt)));
+  MAPP_TRY(mapp_run_set(run, "save_every", json_integer((json_int_t)s->p.cfg.save_every)));
+  MAPP_TRY(mapp_run_set(run, "objective", json_real(s->res.objective)));
+  MAPP_TRY(mapp_run_set(run, "zfp_gradient_bound_abs", json_real(s->res.zfp_bound)));
+  if (!s->lossy_checked) return MAPP_OK;
+  MAPP_TRY(mapp_run_set(run, "gradient_error_abs", json_real(s->error_abs)));
+  return mapp_run_set(run, "gradient_error_rel", json_real(s->error_rel));
 }
 
 static int snap_describe(mapp_run *run, void *state) {
@@ -412,73 +498,11 @@ static int snap_describe(mapp_run *run, void *state) {
   double points = (double)g->global[0] * (double)g->global[1] * (double)g->global[2];
   run->rec.fom = run->compute_s > 0 && !s->estimate_only ? 2.0 * points * (double)s->p.cfg.nt / run->compute_s : 0.0;
   run->rec.bytes_moved = -1;
-  const snap_store_stats *st = &s->res.store;
-  double count[SNAP_NLAYERS], peak[SNAP_NLAYERS], budget[SNAP_NLAYERS];
-  for (int l = 0; l < SNAP_NLAYERS; l++)
-    count[l] = (double)st->count[l], peak[l] = (double)st->peak_bytes[l], budget[l] = (double)s->st.store.budget[l];
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, count, SNAP_NLAYERS, MPI_DOUBLE, MPI_SUM, run->mpi.comm));
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, peak, SNAP_NLAYERS, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
-  /* Maxima over ranks: the slowest rank sets the pace. */
-  double mx[8] = {st->stall_forward_s, st->stall_adjoint_s, st->compress_s, st->decompress_s, st->write_s, st->read_s,
-                  s->res.forward_s, s->res.adjoint_s};
-  double sum[4] = {(double)st->raw_bytes, (double)st->stored_bytes, (double)st->disk_written, (double)st->disk_read};
-  double rss = (double)s->rss_peak;
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, mx, 8, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_DOUBLE, MPI_SUM, run->mpi.comm));
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, run->mpi.comm));
-  double nt = (double)s->p.cfg.nt;
-  json_t *x = json_pack(
-      "{s:s,s:s,s:i,s:i,s:f,s:I,s:f,s:f,s:f}", "layers", s->layers_name,
-      "compression", snap_compression_name(s->st.store.compression), "dims", g->dims, "space_order",
-      s->p.cfg.space_order, "dt", s->p.dt, "save_every", (json_int_t)s->p.cfg.save_every, "objective",
-      s->res.objective, "forward_s", mx[6], "adjoint_s", mx[7]);
-  if (!x) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
-  json_object_set_new(x, "snapshots_per_layer", layer_object(count));
-  json_object_set_new(x, "peak_bytes_per_layer", layer_object(peak));
-  json_object_set_new(x, "budget_bytes_per_layer", layer_object(budget));
-  json_object_set_new(x, "stall_forward_s", json_real(mx[0]));
-  json_object_set_new(x, "stall_adjoint_s", json_real(mx[1]));
-  json_object_set_new(x, "compress_s", json_real(mx[2]));
-  json_object_set_new(x, "decompress_s", json_real(mx[3]));
-  json_object_set_new(x, "disk_write_s", json_real(mx[4]));
-  json_object_set_new(x, "disk_read_s", json_real(mx[5]));
-  json_object_set_new(x, "snapshot_raw_bytes", json_real(sum[0]));
-  json_object_set_new(x, "snapshot_stored_bytes", json_real(sum[1]));
-  json_object_set_new(x, "compression_ratio", json_real(sum[1] > 0 ? sum[0] / sum[1] : 1.0));
-  json_object_set_new(x, "disk_written_bytes", json_real(sum[2]));
-  json_object_set_new(x, "disk_read_bytes", json_real(sum[3]));
-  json_object_set_new(x, "disk_write_GBps", json_real(mx[4] > 0 ? sum[2] / mx[4] / 1e9 : 0.0));
-  json_object_set_new(x, "disk_read_GBps", json_real(mx[5] > 0 ? sum[3] / mx[5] / 1e9 : 0.0));
-  json_object_set_new(x, "direct_io", json_boolean(st->direct_io));
-  json_object_set_new(x, "disk_io", json_string(st->uring ? "uring" : st->direct_io ? "direct" : "buffered"));
-  json_object_set_new(x, "peak_rss_bytes", json_real(rss));
-  json_object_set_new(x, "rss_before_bytes", json_real((double)s->rss_before));
-  json_object_set_new(x, "host_budget_bytes", json_real((double)s->host_total));
-  json_object_set_new(x, "device_budget_bytes", json_real((double)s->device_total));
-  json_object_set_new(x, "recompute", json_boolean(s->st.mode == SNAP_MODE_REVOLVE));
-  json_object_set_new(x, "checkpoints", json_integer(s->st.mode == SNAP_MODE_REVOLVE ? s->st.checkpoints : 0));
-  json_object_set_new(x, "recomputation_factor",
-                      json_real(s->res.forward_steps > 0 ? (double)s->res.forward_steps / nt : 1.0));
-  json_object_set_new(x, "zfp_gradient_bound_abs", json_real(s->res.zfp_bound));
-  if (s->lossy_checked) {
-    json_object_set_new(x, "gradient_error_abs", json_real(s->error_abs));
-    json_object_set_new(x, "gradient_error_rel", json_real(s->error_rel));
-  }
-  json_object_set_new(x, "io_threads", json_integer(s->st.store.io_threads));
-  json_object_set_new(x, "prefetch_depth", json_integer(s->st.store.prefetch_depth));
-  json_t *est = json_pack("{s:f,s:f,s:f,s:f}", "host_wavefields_bytes", (double)s->est.wavefields,
-                          "host_buffers_bytes", (double)s->est.buffers, "snapshots_upper_bound_bytes",
-                          (double)s->est.snapshots, "device_bytes", (double)device_fixed(run, s));
-  if (!est) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's estimate");
-  /* Rank 0's plan for uncompressed snapshots (streamed runs; zeros otherwise). */
-  double planned[SNAP_NLAYERS];
-  for (int l = 0; l < SNAP_NLAYERS; l++) planned[l] = (double)s->plan.count[l];
-  json_object_set_new(est, "snapshots_per_layer", layer_object(planned));
-  json_object_set_new(est, "snapshots_without_room", json_real((double)s->plan.unplaced));
-  json_object_set_new(x, "estimate", est);
-  json_object_set_new(x, "estimate_only", json_boolean(s->estimate_only));
-  run->rec.extra = x;
-  return MAPP_OK;
+  MAPP_TRY(describe_problem(run, s));
+  MAPP_TRY(describe_store_layers(run, s));
+  MAPP_TRY(describe_streaming(run, s));
+  MAPP_TRY(describe_memory(run, s));
+  return describe_estimate(run, s);
 }
 
 static int write_fields(const snap_state *s, hid_t file) {

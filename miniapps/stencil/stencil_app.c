@@ -64,62 +64,75 @@ static json_t *plan_json(const stencil_state *s) {
   return j;
 }
 
+/* The code-path classes present over the ranks (at most one build each). */
+static int describe_classes(mapp_run *run, const stencil_state *s) {
+  int have[ST_NCLASSES] = {0}, all[ST_NCLASSES];
+  have[s->cls] = 1;
+  MAPP_MPI(MPI_Allreduce(have, all, ST_NCLASSES, MPI_INT, MPI_MAX, s->comm));
+  json_t *classes = json_array();
+  for (int c = 0; c < ST_NCLASSES && classes; ++c)
+    if (all[c]) {
+      char cls[16];
+      st_class_name(c, cls, sizeof cls);
+      if (json_array_append_new(classes, json_string(cls))) json_decref(classes), classes = NULL;
+    }
+  return mapp_run_set(run, "classes", classes);
+}
+
+/* What the step ran as: eager calls, or the orchestrated plan and its builds. */
+static int describe_execution(mapp_run *run, const stencil_state *s) {
+  if (s->cfg.mode == STENCIL_MODE_EAGER) {
+    MAPP_TRY(mapp_run_set(run, "stencil_calls", json_integer(s->eager_calls)));
+    return mapp_run_set(run, "halo_exchanges", json_integer(s->eager_exchanges));
+  }
+  MAPP_TRY(mapp_run_set(run, "plan", plan_json(s)));
+  MAPP_TRY(mapp_run_set(run, "builds", json_integer(s->builds_total)));
+  MAPP_TRY(mapp_run_set(run, "build_seconds_max", json_real(s->build_s_max)));
+  MAPP_TRY(mapp_run_set(run, "load_seconds_max", json_real(s->load_s_max)));
+  MAPP_TRY(mapp_run_set(run, "cache", json_string(s->cfg.cache_dir)));
+  if (s->rank == 0 && s->key.key[0]) return mapp_run_set(run, "key_rank0", json_string(s->key.key));
+  return MAPP_OK;
+}
+
+/* Memory traffic per step of this rank's block: eager, fused, and what ran
+ * (summed over the ranks into the record's bytes moved). */
+static int describe_traffic(mapp_run *run, const stencil_state *s) {
+  const stencil_args *a = &s->args;
+  double eager_bytes = st_traffic_eager(&s->program, a->lx, a->ly, a->nz);
+  st_plan fused;
+  MAPP_TRY(st_plan_make(&s->program, s->cls, ST_PLAN_FUSED, &fused));
+  double fused_bytes = st_traffic_plan(&s->program, &fused, a->lx, a->ly, a->nz);
+  double per_step = s->cfg.mode == STENCIL_MODE_EAGER ? eager_bytes
+                                                      : st_traffic_plan(&s->program, &s->plan, a->lx, a->ly, a->nz);
+  double total = 0;
+  MAPP_MPI(MPI_Allreduce(&per_step, &total, 1, MPI_DOUBLE, MPI_SUM, s->comm));
+  run->rec.bytes_moved = total * (double)run->rec.steps;
+  MAPP_TRY(mapp_run_set(run, "traffic_bytes_per_step_eager", json_real(eager_bytes)));
+  return mapp_run_set(run, "traffic_bytes_per_step_fused", json_real(fused_bytes));
+}
+
 int stencil_hook_describe(mapp_run *run, void *state) {
   stencil_state *s = state;
   const stencil_args *a = &s->args;
   long lx_max, ly_max;
-  MPI_Allreduce(&a->lx, &lx_max, 1, MPI_LONG, MPI_MAX, s->comm);
-  MPI_Allreduce(&a->ly, &ly_max, 1, MPI_LONG, MPI_MAX, s->comm);
+  MAPP_MPI(MPI_Allreduce(&a->lx, &lx_max, 1, MPI_LONG, MPI_MAX, s->comm));
+  MAPP_MPI(MPI_Allreduce(&a->ly, &ly_max, 1, MPI_LONG, MPI_MAX, s->comm));
   mapp_run_dim(run, "nx", a->nx, lx_max);
   mapp_run_dim(run, "ny", a->ny, ly_max);
   bool ran = s->cfg.mode != STENCIL_MODE_BUILD;
   run->rec.steps = ran ? s->cfg.steps : 0;
   double updates = (double)a->nx * (double)a->ny * (double)run->rec.steps;
   run->rec.fom = ran && run->compute_s > 0 ? updates / run->compute_s : 0.0;
-  double eager_bytes = st_traffic_eager(&s->program, a->lx, a->ly, a->nz);
-  st_plan fused;
-  if (st_plan_make(&s->program, s->cls, ST_PLAN_FUSED, &fused) != MAPP_OK) return MAPP_ERR_SYSTEM;
-  double fused_bytes = st_traffic_plan(&s->program, &fused, a->lx, a->ly, a->nz);
-  double per_step = s->cfg.mode == STENCIL_MODE_EAGER ? eager_bytes
-                                                      : st_traffic_plan(&s->program, &s->plan, a->lx, a->ly, a->nz);
-  double total = 0;
-  MPI_Allreduce(&per_step, &total, 1, MPI_DOUBLE, MPI_SUM, s->comm);
-  run->rec.bytes_moved = total * (double)run->rec.steps;
-
-  json_t *x = json_object();
-  char cls[16], dbg[256], layout[32];
+  MAPP_TRY(describe_traffic(run, s));
+  char dbg[256], layout[32];
   snprintf(layout, sizeof layout, "%dx%d", s->decomp.dims[1], s->decomp.dims[0]);
-  json_object_set_new(x, "mode", json_string(run->variant->name));
-  json_object_set_new(x, "program", json_string(s->program.name));
-  json_object_set_new(x, "layout", json_string(layout));
   stencil_debug_describe(&s->cfg.debug, &s->program, dbg, sizeof dbg);
-  json_object_set_new(x, "debug", json_string(dbg));
-  /* classes present, how many builds ran (at most one per class) */
-  int have[ST_NCLASSES] = {0}, all[ST_NCLASSES];
-  have[s->cls] = 1;
-  MPI_Allreduce(have, all, ST_NCLASSES, MPI_INT, MPI_MAX, s->comm);
-  json_t *classes = json_array();
-  for (int c = 0; c < ST_NCLASSES; ++c)
-    if (all[c]) {
-      st_class_name(c, cls, sizeof cls);
-      json_array_append_new(classes, json_string(cls));
-    }
-  json_object_set_new(x, "classes", classes);
-  json_object_set_new(x, "traffic_bytes_per_step_eager", json_real(eager_bytes));
-  json_object_set_new(x, "traffic_bytes_per_step_fused", json_real(fused_bytes));
-  if (s->cfg.mode == STENCIL_MODE_EAGER) {
-    json_object_set_new(x, "stencil_calls", json_integer(s->eager_calls));
-    json_object_set_new(x, "halo_exchanges", json_integer(s->eager_exchanges));
-  } else {
-    json_object_set_new(x, "plan", plan_json(s));
-    json_object_set_new(x, "builds", json_integer(s->builds_total));
-    json_object_set_new(x, "build_seconds_max", json_real(s->build_s_max));
-    json_object_set_new(x, "load_seconds_max", json_real(s->load_s_max));
-    json_object_set_new(x, "cache", json_string(s->cfg.cache_dir));
-    if (s->rank == 0 && s->key.key[0]) json_object_set_new(x, "key_rank0", json_string(s->key.key));
-  }
-  run->rec.extra = x;
-  return MAPP_OK;
+  MAPP_TRY(mapp_run_set(run, "mode", json_string(run->variant->name)));
+  MAPP_TRY(mapp_run_set(run, "program", json_string(s->program.name)));
+  MAPP_TRY(mapp_run_set(run, "layout", json_string(layout)));
+  MAPP_TRY(mapp_run_set(run, "debug", json_string(dbg)));
+  MAPP_TRY(describe_classes(run, s));
+  return describe_execution(run, s);
 }
 
 /* Level kz of field f gathered into whole rows (ly x nx) on the first rank
