@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fsutil.h"
-#include "mapp_h5.h"
+#include "mapp_h5_attr.h"
 #include "mapp_error.h"
 #include "strv.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "h5util.h"
-#include "mapp_h5.h"
+#include "mapp_h5_attr.h"
 #include "mapp_error.h"
 
 static int make(const char *path, const char *name, long rows, long cols) {

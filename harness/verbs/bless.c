@@ -16,7 +16,7 @@
 #include "execute.h"
 #include "fsutil.h"
 #include "h5util.h"
-#include "mapp_h5.h"
+#include "mapp_h5_attr.h"
 #include "mapp_build_info.h"
 #include "mapp_error.h"
 #include "mapp_record.h"

@@ -16,11 +16,6 @@
 #include <utility>
 #include <vector>
 
-// mapp_error.h includes <mpi.h>; include it first, outside extern "C" (it
-// has its own guards), and without Open MPI's deprecated C++ bindings.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
 extern "C" {
 #include "mapp_error.h"
 }

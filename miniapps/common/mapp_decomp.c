@@ -1,7 +1,7 @@
 #include "mapp_decomp.h"
 #include "mapp_halo2d.h"
 
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 
 mapp_range mapp_split_even(long n, int parts, int index) {
   long base = n / parts, extra = n % parts;

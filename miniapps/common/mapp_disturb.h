@@ -15,7 +15,6 @@
 #ifndef MAPP_DISTURB_H
 #define MAPP_DISTURB_H
 
-#include <mpi.h>
 #include <stdbool.h>
 
 /* The iterations of the timed phase. */
@@ -63,8 +62,7 @@ typedef struct {
 } mapp_disturbance;
 
 void mapp_disturb_sample_take(mapp_disturb_sample *s);
-/* Collective over comm: the disturbance between before and after. */
-int mapp_disturbance_between(const mapp_disturb_sample *before, const mapp_disturb_sample *after, MPI_Comm comm,
-                             mapp_disturbance *out);
+/* The disturbance between two samples over all ranks: mapp_disturbance_between
+ * (collective, mapp_reduce.h). */
 
 #endif

@@ -1,6 +1,5 @@
 #include "mapp_error.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,19 +8,44 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mapp_config.h"
+
 /* The first message of a failure; later ones are consequences. Thread-local
  * so task variants can fail on any thread without a race. */
 static _Thread_local char error_message[1024];
 /* Set once the message was printed: agreeing on a status again (a caller
  * and its callee both agree) does not print it twice. */
 static _Thread_local bool error_reported;
+/* The calls that carried the failure up, innermost first: the frame of the
+ * mapp_fail that recorded the message, then one per MAPP_TRY it passed. */
+static _Thread_local mapp_frame trace[MAPP_TRACE_MAX];
+static _Thread_local int trace_count, trace_dropped;
 
-int mapp_fail(int code, const char *fmt, ...) {
+int mapp_trace(int status, const char *file, int line, const char *func) {
+  if (status == MAPP_OK) return status;
+  if (trace_count < MAPP_TRACE_MAX)
+    trace[trace_count++] = (mapp_frame){.file = file, .line = line, .func = func};
+  else
+    ++trace_dropped;
+  return status;
+}
+
+int mapp_error_frames(const mapp_frame **frames, int *dropped) {
+  *frames = trace;
+  if (dropped) *dropped = trace_dropped;
+  return trace_count;
+}
+
+int mapp_fail_at(const char *file, int line, const char *func, int code, const char *fmt, ...) {
+  /* Later failures are consequences of the first: its message and its
+   * trace stand, and the consequence adds no frame. */
   if (error_message[0] == '\0') {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(error_message, sizeof error_message, fmt, ap);
     va_end(ap);
+    trace_count = trace_dropped = 0;
+    mapp_trace(code, file, line, func);
   }
   return code;
 }
@@ -31,33 +55,29 @@ const char *mapp_error_message(void) { return error_message; }
 void mapp_error_clear(void) {
   error_message[0] = '\0';
   error_reported = false;
+  trace_count = trace_dropped = 0;
+}
+
+/* "dir/file.c" -> "file.c": __FILE__ is the path the build passed. */
+static const char *file_name(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  return slash ? slash + 1 : path ? path : "?";
+}
+
+static void print_trace(FILE *out) {
+  for (int i = 0; i < trace_count; ++i)
+    fprintf(out, "  at %s:%d in %s\n", file_name(trace[i].file), trace[i].line, trace[i].func ? trace[i].func : "?");
+  if (trace_dropped > 0) fprintf(out, "  ... %d outer frames not kept\n", trace_dropped);
 }
 
 int mapp_report_error(const char *prog, int status) {
   if (status != MAPP_OK && !error_reported) {
     error_reported = true;
     fprintf(stderr, "%s: error: %s\n", prog, error_message[0] ? error_message : "unknown failure");
+    if (mapp_config_read().debug) print_trace(stderr);
     fflush(stderr);
   }
   return status;
-}
-
-int mapp_agree(MPI_Comm comm, const char *prog, int status) {
-  int rank, worst = status, first_failing;
-  MPI_Comm_rank(comm, &rank);
-  int candidate = status != MAPP_OK ? rank : INT_MAX;
-  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
-  MPI_Allreduce(&candidate, &first_failing, 1, MPI_INT, MPI_MIN, comm);
-  if (status != MAPP_OK && rank == first_failing) mapp_report_error(prog, status);
-  return worst;
-}
-
-int mapp_mpi_check(int mpi_status, const char *what) {
-  if (mpi_status == MPI_SUCCESS) return MAPP_OK;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(mpi_status, text, &len);
-  return mapp_fail(MAPP_ERR_SYSTEM, "%s failed: %s", what, text);
 }
 
 int mapp_size_mul(size_t a, size_t b, size_t *out, const char *what) {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "mapp_build_info.h"
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 #include "mapp_h5_io.h"
 
 /* HDF5 prints its own error stack by default; our messages say what failed. */
@@ -90,6 +90,28 @@ static int agree_step(written_file *w, int status) {
   return status;
 }
 
+/* Attributes (mapp_h5_attr.c) on a file being written: skipped with the
+ * agreed failure once a step failed, skipped but agreed on by a rank that
+ * does not hold the file, and otherwise written and agreed on. */
+static bool attr_begin(hid_t obj, int *status, const char **label) {
+  written_file *w = written_find(obj);
+  if (!w) return true;
+  *label = w->path;
+  if (w->status != MAPP_OK) {
+    *status = w->status;
+    return false;
+  }
+  if (w->file < 0) {
+    *status = agree_step(w, MAPP_OK);
+    return false;
+  }
+  return true;
+}
+
+static int attr_end(hid_t obj, int status) { return agree_step(written_find(obj), status); }
+
+static const mapp_h5_attr_guard written_guard = {.begin = attr_begin, .end = attr_end};
+
 static const char *file_label(hid_t file) {
   written_file *w = written_find(file);
   return w ? w->path : "the HDF5 file";
@@ -125,6 +147,7 @@ static int check_target(MPI_Comm comm, const char *path) {
 
 int mapp_h5_create(MPI_Comm comm, const char *path, hid_t *file) {
   *file = -1;
+  mapp_h5_attr_set_guard(&written_guard);
   MAPP_TRY(check_target(comm, path));
   written_file *w = written_slot();
   if (!w) return mapp_fail(MAPP_ERR_SYSTEM, "more than %d HDF5 files open for writing at once", MAX_WRITTEN_FILES);
@@ -299,57 +322,6 @@ int mapp_h5_read_field(hid_t file, const char *name, const mapp_h5_slab *slab, d
   H5Sclose(fspace);
   H5Sclose(mspace);
   return err < 0 ? mapp_fail(MAPP_ERR_SYSTEM, "reading field '%s' failed", name) : MAPP_OK;
-}
-
-static int write_attr(hid_t obj, const char *name, hid_t type, const void *value) {
-  written_file *w = written_find(obj);
-  if (w && w->status != MAPP_OK) return w->status;
-  if (w && w->file < 0) return agree_step(w, MAPP_OK); /* a rank that does not hold the file */
-  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t attr = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t err = attr < 0 ? -1 : H5Awrite(attr, type, value);
-  if (attr >= 0 && H5Aclose(attr) < 0) err = -1;
-  if (space >= 0) H5Sclose(space);
-  int status = err < 0 ? mapp_fail(MAPP_ERR_SYSTEM, "writing HDF5 attribute '%s' to '%s' failed", name,
-                                   w ? w->path : "an HDF5 file")
-                       : MAPP_OK;
-  return agree_step(w, status);
-}
-
-int mapp_h5_attr_string(hid_t obj, const char *name, const char *value) {
-  hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, strlen(value) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
-  int status = write_attr(obj, name, type, value);
-  H5Tclose(type);
-  return status;
-}
-
-int mapp_h5_attr_double(hid_t obj, const char *name, double value) {
-  return write_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
-}
-
-int mapp_h5_attr_long(hid_t obj, const char *name, long value) {
-  return write_attr(obj, name, H5T_NATIVE_LONG, &value);
-}
-
-int mapp_h5_read_attr_string(hid_t obj, const char *name, char *buf, size_t len) {
-  if (H5Aexists(obj, name) <= 0) return mapp_fail(MAPP_ERR_INPUT, "HDF5 attribute '%s' is missing", name);
-  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
-  hid_t ftype = H5Aget_type(attr);
-  int ok = H5Tget_class(ftype) == H5T_STRING && !H5Tis_variable_str(ftype);
-  size_t size = ok ? H5Tget_size(ftype) : 0;
-  char *tmp = ok ? calloc(size + 1, 1) : NULL;
-  hid_t mtype = H5Tcopy(H5T_C_S1);
-  H5Tset_size(mtype, size ? size : 1);
-  ok = tmp && H5Aread(attr, mtype, tmp) >= 0;
-  if (ok) snprintf(buf, len, "%s", tmp);
-  free(tmp);
-  H5Tclose(mtype);
-  H5Tclose(ftype);
-  H5Aclose(attr);
-  return ok ? MAPP_OK : mapp_fail(MAPP_ERR_INPUT, "HDF5 attribute '%s' is not a fixed-length string", name);
 }
 
 /* A CUDA run's GPU (rank 0's: attributes are collective, every rank writes

@@ -10,6 +10,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include "mapp_h5_attr.h"
 #include "mapp_record.h"
 
 #define MAPP_H5_MAX_RANK 4
@@ -53,11 +54,8 @@ int mapp_h5_read_field(hid_t file, const char *name, const mapp_h5_slab *slab, d
 /* Shape of a dataset (any rank), or an input error if it is missing. */
 int mapp_h5_field_shape(hid_t file, const char *name, int *ndims, long dims[MAPP_H5_MAX_RANK]);
 
-int mapp_h5_attr_string(hid_t obj, const char *name, const char *value);
-int mapp_h5_attr_double(hid_t obj, const char *name, double value);
-int mapp_h5_attr_long(hid_t obj, const char *name, long value);
-/* Reads a string attribute into buf (truncated to len); input error if absent. */
-int mapp_h5_read_attr_string(hid_t obj, const char *name, char *buf, size_t len);
+/* Attributes: mapp_h5_attr.h (on a file made by mapp_h5_create, collective
+ * like every other write on it). */
 
 /* Root attributes: app, variant, backend, size, case, ranks, threads, steps,
  * git_revision, compiler, flags, build_type, date, command. */

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 
 int mapp_decomp2d_create_dims(MPI_Comm comm, long rows, long cols, int halo, const bool periodic[2],
                               const int dims[2], mapp_decomp2d *d) {

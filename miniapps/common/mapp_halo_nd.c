@@ -2,7 +2,7 @@
 
 #include <limits.h>
 
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 
 int mapp_slab_halo_exchange_buffers(MPI_Comm comm, int lower, int upper, long count, const double *send_lo,
                                     const double *send_hi, double *recv_lo, double *recv_hi) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 
 /* Live tasks allowed per team thread: half of libgomp's 64 x nthreads
  * undeferred threshold, so a task finished but not yet retired by the

@@ -2,8 +2,6 @@
 
 #include <time.h>
 
-#include "mapp_error.h"
-
 double mapp_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -28,19 +26,4 @@ void mapp_timer_stop(mapp_timers *t, mapp_phase phase) {
   if (t->started[phase] < 0) return; /* stop without start: nothing to add */
   t->total[phase] += mapp_now() - t->started[phase];
   t->started[phase] = -1.0;
-}
-
-int mapp_timers_reduce(const mapp_timers *t, MPI_Comm comm, mapp_phase_stats out[MAPP_PHASE_COUNT]) {
-  double mx[MAPP_PHASE_COUNT], mn[MAPP_PHASE_COUNT], sum[MAPP_PHASE_COUNT];
-  int nranks;
-  MAPP_MPI(MPI_Comm_size(comm, &nranks));
-  MAPP_MPI(MPI_Allreduce(t->total, mx, MAPP_PHASE_COUNT, MPI_DOUBLE, MPI_MAX, comm));
-  MAPP_MPI(MPI_Allreduce(t->total, mn, MAPP_PHASE_COUNT, MPI_DOUBLE, MPI_MIN, comm));
-  MAPP_MPI(MPI_Allreduce(t->total, sum, MAPP_PHASE_COUNT, MPI_DOUBLE, MPI_SUM, comm));
-  for (int p = 0; p < MAPP_PHASE_COUNT; ++p) {
-    out[p].max = mx[p];
-    out[p].min = mn[p];
-    out[p].mean = sum[p] / nranks;
-  }
-  return MAPP_OK;
 }

@@ -1,8 +1,7 @@
-/* Phase timers on the monotonic clock, reduced across ranks. */
+/* Phase timers on the monotonic clock (serial; reduced across ranks by
+ * mapp_timers_reduce, mapp_reduce.h). */
 #ifndef MAPP_TIMER_H
 #define MAPP_TIMER_H
-
-#include <mpi.h>
 
 typedef enum {
   MAPP_PHASE_SETUP,
@@ -26,7 +25,5 @@ const char *mapp_phase_name(mapp_phase phase);
 void mapp_timers_init(mapp_timers *t);
 void mapp_timer_start(mapp_timers *t, mapp_phase phase);
 void mapp_timer_stop(mapp_timers *t, mapp_phase phase);
-/* Collective: per phase max/min/mean across the ranks of comm. */
-int mapp_timers_reduce(const mapp_timers *t, MPI_Comm comm, mapp_phase_stats out[MAPP_PHASE_COUNT]);
 
 #endif

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mapp_error.h"
+#include "mapp_error_mpi.h"
 #include "mapp_h5.h"
 
 #define COLS 512L
