@@ -17,8 +17,6 @@
 #include "mapp_error.h"
 #include "sg_graph_internal.h"
 
-void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b);
-
 static void free_ended_blocks(sg_subgraph *sg) {
   for (sg_instance *inst = sg->free_blocks, *next; inst; inst = next) {
     next = inst->next_free;

@@ -1,5 +1,7 @@
-/* What sg_runtime.c (workers, events, the eager path) and sg_graph.c (the
- * subgraph path) share; not part of the API. */
+/* What the runtime (sg_runtime.c, sg_queue.c, sg_event.c, sg_eager.c,
+ * sg_worker.c: workers, events, the eager path) and the subgraph path
+ * (sg_graph.c, sg_graph_compile.c) share; not part of the API. What the
+ * runtime's files share among themselves is in sg_runtime_internal.h. */
 #ifndef SG_INTERNAL_H
 #define SG_INTERNAL_H
 
@@ -148,5 +150,7 @@ void sg_event_unreserve(sg_runtime *rt, sg_event triggered);
 bool sg_older_work_queued(sg_runtime *rt, int worker, uint64_t seq);
 void sg_push_worker(sg_runtime *rt, int worker, sg_work *w);
 void sg_item_run(sg_runtime *rt, sg_work *w, int worker); /* sg_graph.c */
+/* Shared by both paths: the arrival that completes the count triggers. */
+void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b);
 
 #endif

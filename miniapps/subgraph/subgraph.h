@@ -139,10 +139,12 @@ typedef struct {
 
 int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state);
 extern const mapp_app subgraph_app_hooks;
+
+/* ---- --broken-graph's probes (subgraph_broken.c) ---- */
 /* Compiles a deliberately broken definition ("cycle", "dangling-port",
  * "interpolation"): returns its compile error (an input error); or
  * ("contract") runs an op that launches: the violation (MAPP_ERR_VERIFY). */
-int subgraph_compile_broken(const char *kind); /* compute, verify, describe, destroy */
+int subgraph_compile_broken(const char *kind);
 
 
 #endif

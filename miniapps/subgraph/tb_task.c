@@ -28,6 +28,7 @@ int tb_config_check(const tb_config *cfg, int nranks) {
   if (cfg->iterations < 0) return mapp_fail(MAPP_ERR_INPUT, "--iterations: %ld is negative", cfg->iterations);
   if (cfg->workers < 1 || cfg->workers > SG_MAX_WORKERS)
     return mapp_fail(MAPP_ERR_INPUT, "--workers: %d is outside [1, %d]", cfg->workers, SG_MAX_WORKERS);
+  if (cfg->spin_us < 0) return mapp_fail(MAPP_ERR_INPUT, "--spin-us: %ld is negative", cfg->spin_us);
   if (tb_pattern_takes_radix(cfg->pattern) && (cfg->radix < 1 || cfg->radix > cfg->width))
     return mapp_fail(MAPP_ERR_INPUT, "--radix: %ld is outside [1, width %ld] for pattern %s", cfg->radix, cfg->width,
                      tb_pattern_name(cfg->pattern));
