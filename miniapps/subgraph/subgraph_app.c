@@ -275,43 +275,59 @@ static json_t *rises_json(const tb_metg_sweep *sweep) {
   return arr;
 }
 
-static void describe_metg(const subgraph_run *r, json_t *extra) {
+static int describe_metg(mapp_run *run, const subgraph_run *r) {
   const tb_metg_sweep *s = &r->sweep;
-  json_object_set_new(extra, "metg_us", real_or_null(s->metg_us, s->metg_us >= 0));
-  json_t *range = json_pack("[o,o]", real_or_null(s->metg_low_us, s->metg_low_us >= 0),
-                            real_or_null(s->metg_high_us, s->metg_high_us >= 0));
-  json_object_set_new(extra, "metg_us_quartiles", range ? range : json_null());
-  json_object_set_new(extra, "metg_repeats", json_integer(s->repeats));
-  json_object_set_new(extra, "metg_statistic", json_string("median"));
-  json_object_set_new(extra, "metg_monotone", json_boolean(s->monotone));
-  json_object_set_new(extra, "metg_precise", json_boolean(s->precise));
-  json_object_set_new(extra, "metg_flagged", json_boolean(!s->monotone || !s->precise));
-  json_object_set_new(extra, "metg_rises", rises_json(s));
-  json_object_set_new(extra, "metg_sweep", sweep_json(s));
-  for (int k = 0; k < 2; ++k)
-    json_object_set_new(extra, k ? "round_trip_ns_after" : "round_trip_ns_before",
-                        real_or_null(r->round_trip_ns[k], r->round_trip_ns[k] > 0));
+  MAPP_TRY(mapp_run_set(run, "metg_us", real_or_null(s->metg_us, s->metg_us >= 0)));
+  MAPP_TRY(mapp_run_set(run, "metg_us_quartiles",
+                        json_pack("[o,o]", real_or_null(s->metg_low_us, s->metg_low_us >= 0),
+                                  real_or_null(s->metg_high_us, s->metg_high_us >= 0))));
+  MAPP_TRY(mapp_run_set(run, "metg_repeats", json_integer(s->repeats)));
+  MAPP_TRY(mapp_run_set(run, "metg_statistic", json_string("median")));
+  MAPP_TRY(mapp_run_set(run, "metg_monotone", json_boolean(s->monotone)));
+  MAPP_TRY(mapp_run_set(run, "metg_precise", json_boolean(s->precise)));
+  MAPP_TRY(mapp_run_set(run, "metg_flagged", json_boolean(!s->monotone || !s->precise)));
+  MAPP_TRY(mapp_run_set(run, "metg_rises", rises_json(s)));
+  MAPP_TRY(mapp_run_set(run, "metg_sweep", sweep_json(s)));
+  MAPP_TRY(mapp_run_set(run, "round_trip_ns_before", real_or_null(r->round_trip_ns[0], r->round_trip_ns[0] > 0)));
+  return mapp_run_set(run, "round_trip_ns_after", real_or_null(r->round_trip_ns[1], r->round_trip_ns[1] > 0));
 }
 
 static int describe_device(mapp_run *run, const subgraph_run *r) {
   double tasks = total_tasks(&r->cfg), seconds = timed_run_s(run, r);
   run->rec.steps = r->cfg.steps;
   run->rec.fom = seconds > 0 ? tasks / seconds : 0.0;
-  run->rec.extra = json_pack("{s:s,s:f,s:f}", "pattern", tb_pattern_name(r->cfg.pattern), "tasks_per_s",
-                             run->rec.fom, "ns_per_task", seconds * 1e9 / tasks);
-  return run->rec.extra ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
+  MAPP_TRY(mapp_run_set(run, "pattern", json_string(tb_pattern_name(r->cfg.pattern))));
+  MAPP_TRY(mapp_run_set(run, "tasks_per_s", json_real(run->rec.fom)));
+  return mapp_run_set(run, "ns_per_task", json_real(seconds * 1e9 / tasks));
 }
 
-static void describe_placement(const tb_state *st, json_t *extra) {
-  json_object_set_new(extra, "compile_s", json_real(st->compile_s));
-  json_object_set_new(extra, "spin_us", json_integer(st->cfg.spin_us));
-  json_object_set_new(extra, "host_worker", json_boolean(st->host_runs));
+/* Where the workers ran. */
+static int describe_placement(mapp_run *run, const tb_state *st) {
   int host_cpu = st->host_runs && st->pinned ? st->cpus[0] : st->host_cpu;
-  json_object_set_new(extra, "host_cpu", host_cpu >= 0 ? json_integer(host_cpu) : json_null());
-  json_object_set_new(extra, "copy_bytes", json_integer(st->cfg.copy_bytes));
-  json_t *cpus = json_array();
-  for (int w = 0; st->pinned && w < st->cfg.workers; ++w) json_array_append_new(cpus, json_integer(st->cpus[w]));
-  json_object_set_new(extra, "worker_cpus", st->pinned ? cpus : (json_decref(cpus), json_null()));
+  json_t *cpus = st->pinned ? json_array() : json_null();
+  for (int w = 0; st->pinned && cpus && w < st->cfg.workers; ++w)
+    if (json_array_append_new(cpus, json_integer(st->cpus[w]))) json_decref(cpus), cpus = NULL;
+  MAPP_TRY(mapp_run_set(run, "compile_s", json_real(st->compile_s)));
+  MAPP_TRY(mapp_run_set(run, "spin_us", json_integer(st->cfg.spin_us)));
+  MAPP_TRY(mapp_run_set(run, "host_worker", json_boolean(st->host_runs)));
+  MAPP_TRY(mapp_run_set(run, "host_cpu", host_cpu >= 0 ? json_integer(host_cpu) : json_null()));
+  MAPP_TRY(mapp_run_set(run, "copy_bytes", json_integer(st->cfg.copy_bytes)));
+  return mapp_run_set(run, "worker_cpus", cpus);
+}
+
+/* The configuration the figures belong to. */
+static int describe_config(mapp_run *run, const tb_config *cfg) {
+  MAPP_TRY(mapp_run_set(run, "pattern", json_string(tb_pattern_name(cfg->pattern))));
+  MAPP_TRY(mapp_run_set(run, "width", json_integer(cfg->width)));
+  MAPP_TRY(mapp_run_set(run, "steps", json_integer(cfg->steps)));
+  MAPP_TRY(mapp_run_set(run, "radix", json_integer(cfg->radix)));
+  MAPP_TRY(mapp_run_set(run, "iterations", json_integer(cfg->iterations)));
+  MAPP_TRY(mapp_run_set(run, "workers", json_integer(cfg->workers)));
+  MAPP_TRY(mapp_run_set(run, "graph_steps", json_integer(cfg->graph_steps)));
+  MAPP_TRY(mapp_run_set(run, "run_ahead", json_integer(cfg->run_ahead)));
+  MAPP_TRY(mapp_run_set(run, "interpolate", json_boolean(cfg->interpolate)));
+  MAPP_TRY(mapp_run_set(run, "chain", json_string(cfg->chain_finish ? "finish" : "ports")));
+  return mapp_run_set(run, "kernel", json_string(cfg->kernel == TB_KERNEL_COMPUTE ? "compute" : "memory"));
 }
 
 /* "0.412" or "not crossed" (a negative crossing). */
@@ -366,26 +382,23 @@ static int subgraph_describe(mapp_run *run, void *state) {
   tb_state *st = r->st;
   const tb_config *cfg = &st->cfg;
   double tasks = total_tasks(cfg), seconds = timed_run_s(run, r), workers = total_workers(st);
-  double efficiency = seconds > 0 ? tasks * r->kernel_ns * 1e-9 / (seconds * workers) : 0.0;
-  double granularity_us = seconds * workers / tasks * 1e6;
   mapp_run_dim(run, "width", cfg->width, st->count);
   mapp_run_dim(run, "steps", cfg->steps, cfg->steps);
   run->rec.steps = cfg->steps;
   run->rec.threads = cfg->workers;
   run->rec.fom = seconds > 0 ? tasks / seconds : 0.0;
-  json_t *extra = json_pack(
-      "{s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:i,s:b,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "pattern",
-      tb_pattern_name(cfg->pattern), "width", (json_int_t)cfg->width, "steps", (json_int_t)cfg->steps, "radix",
-      (json_int_t)cfg->radix, "iterations", (json_int_t)cfg->iterations, "workers", cfg->workers, "graph_steps",
-      (json_int_t)cfg->graph_steps, "run_ahead", cfg->run_ahead, "interpolate", cfg->interpolate, "chain",
-      cfg->chain_finish ? "finish" : "ports", "kernel", cfg->kernel == TB_KERNEL_COMPUTE ? "compute" : "memory",
-      "tasks", tasks, "tasks_per_s", run->rec.fom, "ns_per_task", seconds * 1e9 / tasks, "kernel_ns", r->kernel_ns,
-      "efficiency", efficiency, "granularity_us", granularity_us, "record_s", st->record_s, "instantiations",
-      (json_int_t)st->instantiations);
-  if (!extra) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory building the record's app_data");
-  describe_placement(st, extra);
-  if (r->metg) describe_metg(r, extra);
-  run->rec.extra = extra;
+  MAPP_TRY(describe_config(run, cfg));
+  MAPP_TRY(mapp_run_set(run, "tasks", json_real(tasks)));
+  MAPP_TRY(mapp_run_set(run, "tasks_per_s", json_real(run->rec.fom)));
+  MAPP_TRY(mapp_run_set(run, "ns_per_task", json_real(seconds * 1e9 / tasks)));
+  MAPP_TRY(mapp_run_set(run, "kernel_ns", json_real(r->kernel_ns)));
+  double efficiency = seconds > 0 ? tasks * r->kernel_ns * 1e-9 / (seconds * workers) : 0.0;
+  MAPP_TRY(mapp_run_set(run, "efficiency", json_real(efficiency)));
+  MAPP_TRY(mapp_run_set(run, "granularity_us", json_real(seconds * workers / tasks * 1e6)));
+  MAPP_TRY(mapp_run_set(run, "record_s", json_real(st->record_s)));
+  MAPP_TRY(mapp_run_set(run, "instantiations", json_integer(st->instantiations)));
+  MAPP_TRY(describe_placement(run, st));
+  if (r->metg) MAPP_TRY(describe_metg(run, r));
   if (run->mpi.rank == 0 && r->metg) print_metg(run, r);
   return MAPP_OK;
 }
