@@ -94,7 +94,6 @@ static int setup(mapp_run *run, void **state) {
   if (c.mode == STENCIL_MODE_BUILD && run->common.output)
     return mapp_fail(MAPP_ERR_INPUT, "--output with --mode build: a build runs no step, so it has no answer to write");
   MAPP_TRY(check_min_time(run, &c));
-  c.drop = getenv("MAPP_STENCIL_DROP"); /* test hook: plant "the step list changed" */
   if (strcmp(args.layout, "auto")) {
     int used = 0;
     if (sscanf(args.layout, "%dx%d%n", &c.px, &c.py, &used) != 2 || args.layout[used] || c.px < 1 || c.py < 1)

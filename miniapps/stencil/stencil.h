@@ -57,6 +57,15 @@ int stencil_debug_parse_check(stencil_debug *d, const char *value);
 /* The negative= names as fields of p (an unknown one: input error). */
 int stencil_debug_resolve(stencil_debug *d, const st_program *p);
 
+/* What the environment changes of the toolchain the generated programs
+ * are built with (each NULL: the configured one, stencil_build_config.h). */
+typedef struct {
+  const char *cc;      /* MAPP_STENCIL_CC: another C compiler */
+  const char *nvcc;    /* MAPP_STENCIL_NVCC: another CUDA compiler */
+  const char *cflags;  /* MAPP_STENCIL_CFLAGS: flags after the configured ones */
+  const char *include; /* MAPP_STENCIL_INCLUDE (a test hook): another folder of the stencil headers */
+} stencil_toolchain;
+
 typedef struct {
   const char *program;    /* --program: a name in st_programs */
   long nx, ny, nz, steps; /* nz: levels of a 3-D program */
@@ -64,14 +73,23 @@ typedef struct {
   stencil_init init;
   double amplitude;       /* bump height as a fraction of the mean depth */
   double cfl;             /* gravity-wave Courant number of dt */
-  const char *cache_dir;
+  const char *cache_dir;  /* --cache, else MAPP_CACHE_DIR/stencil, else .mapp-cache/stencil */
   stencil_debug debug;
   stencil_mode mode;
   mapp_backend backend;
-  const char *drop;       /* test hook: a stencil left out of the step */
+  stencil_toolchain toolchain;
+  /* test hooks (not in --help), from the environment */
+  const char *brk;  /* MAPP_STENCIL_BREAK: the fault the physics plants to fail one check */
+  const char *drop; /* MAPP_STENCIL_DROP: a stencil left out of the step */
 } stencil_config;
 
+/* The configuration before the options: the defaults, then what the
+ * environment sets (stencil_config_read_env). */
 void stencil_config_defaults(stencil_config *c);
+/* The app's settings from the environment into c: the toolchain, the cache
+ * folder, the test hooks (stencil_env.c, the one reader of the app's
+ * MAPP_* variables). */
+void stencil_config_read_env(stencil_config *c);
 
 /* ---- the cache of generated programs ---- */
 
@@ -83,6 +101,9 @@ typedef struct {
   char flags[1024];
   char cls[16], backend[16], debug[256];
   char key[17];
+  /* not an input: the folder whose headers header_hash hashed, which the
+   * build then includes (as long as the header paths built from it) */
+  char include[1200];
 } stencil_key;
 
 /* A loaded program. */
@@ -102,17 +123,19 @@ typedef struct {
   double load_s;    /* key check + dlopen + symbols */
 } stencil_cache_stats;
 
-/* The compiler, flags and header this build generates with (configured,
- * overridable by MAPP_STENCIL_CC and MAPP_STENCIL_CFLAGS). */
-int stencil_key_make(const st_program *p, const char *source, int cls, mapp_backend backend, const char *debug,
-                     stencil_key *key);
+/* The key of source: the compiler, flags and headers it is built with (the
+ * configured ones, as tc changes them), the program, class, backend and
+ * debug passes. */
+int stencil_key_make(const stencil_toolchain *tc, const st_program *p, const char *source, int cls,
+                     mapp_backend backend, const char *debug, stencil_key *key);
 /* Find the entry for key in dir and check it; with may_build a missing or
  * stale entry is (re)built from source first; with load it is loaded. */
 int stencil_cache_get(const char *dir, const stencil_key *key, const char *source, bool may_build, bool load,
                       stencil_loaded *out, stencil_cache_stats *stats);
 void stencil_loaded_close(stencil_loaded *l);
-/* --cache's default: MAPP_CACHE_DIR/stencil, else .mapp-cache/stencil. */
-const char *stencil_cache_default(void);
+/* --cache's default: ROOT/stencil (ROOT: MAPP_CACHE_DIR), else, when root
+ * is NULL, .mapp-cache/stencil. */
+const char *stencil_cache_default(const char *root);
 
 /* ---- the generator ---- */
 
@@ -187,7 +210,7 @@ typedef struct stencil_physics {
   void (*arguments)(stencil_state *s);   /* spacing, time step, coefficients into s->args */
   int (*initialise)(stencil_state *s);   /* from global indices only: any layout starts the same */
   int (*verify)(mapp_run *run, stencil_state *s);
-  void (*apply_break)(stencil_state *s, const char *what); /* MAPP_STENCIL_BREAK, rank 0 */
+  void (*apply_break)(stencil_state *s, const char *what); /* cfg.brk (MAPP_STENCIL_BREAK), rank 0 */
 } stencil_physics;
 /* The physics of a program that has none of its own: a smooth initial
  * state from global indices, every answer finite (stencil_physics_generic.c). */

@@ -39,8 +39,7 @@ int stencil_hook_verify(mapp_run *run, void *state) {
   if (s->cfg.mode == STENCIL_MODE_BUILD) return MAPP_OK;
   /* test-only breaks (MAPP_STENCIL_BREAK), each making one check fail, so
    * the tests show every check can fail; not in --help */
-  const char *what = getenv("MAPP_STENCIL_BREAK");
-  if (what && s->rank == 0) s->physics->apply_break(s, what);
+  if (s->cfg.brk && s->rank == 0) s->physics->apply_break(s, s->cfg.brk);
   return s->physics->verify(run, s);
 }
 

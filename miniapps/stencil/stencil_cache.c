@@ -68,28 +68,28 @@ static int hash_file(const char *path, char out[17], size_t *bytes) {
 
 /* ------------------------------------------------------------ toolchain */
 
-/* The configured compiler, or MAPP_STENCIL_CC; the configured flags plus
- * MAPP_STENCIL_CFLAGS; the header folder (MAPP_STENCIL_INCLUDE, a test hook). */
-static const char *compiler_path(mapp_backend backend) {
-  const char *env = getenv(backend == MAPP_BACKEND_CUDA ? "MAPP_STENCIL_NVCC" : "MAPP_STENCIL_CC");
-  if (env && *env) return env;
+/* The configured compiler unless the environment names another (tc->cc,
+ * tc->nvcc); the configured flags plus tc->cflags; the configured header
+ * folder unless tc->include names another. */
+static const char *compiler_path(const stencil_toolchain *tc, mapp_backend backend) {
+  const char *other = backend == MAPP_BACKEND_CUDA ? tc->nvcc : tc->cc;
+  if (other) return other;
   return backend == MAPP_BACKEND_CUDA ? STENCIL_NVCC : STENCIL_CC;
 }
 static const char *compiler_variable(mapp_backend backend) {
   return backend == MAPP_BACKEND_CUDA ? "MAPP_STENCIL_NVCC" : "MAPP_STENCIL_CC";
 }
-static const char *include_dir(void) {
-  const char *env = getenv("MAPP_STENCIL_INCLUDE");
-  return env && *env ? env : STENCIL_INCLUDE_DIR;
+static const char *include_dir(const stencil_toolchain *tc) {
+  return tc->include ? tc->include : STENCIL_INCLUDE_DIR;
 }
 
-static void build_flags(mapp_backend backend, char *buf, size_t len) {
-  const char *extra = getenv("MAPP_STENCIL_CFLAGS");
+static void build_flags(const stencil_toolchain *tc, mapp_backend backend, char *buf, size_t len) {
+  const char *extra = tc->cflags;
   if (backend == MAPP_BACKEND_CUDA)
-    snprintf(buf, len, "%s%s%s", STENCIL_CUDA_FLAGS, extra && *extra ? " " : "", extra ? extra : "");
+    snprintf(buf, len, "%s%s%s", STENCIL_CUDA_FLAGS, extra ? " " : "", extra ? extra : "");
   else
     snprintf(buf, len, "%s%s%s%s%s", STENCIL_CFLAGS, backend == MAPP_BACKEND_OMP ? " " : "",
-             backend == MAPP_BACKEND_OMP ? STENCIL_OPENMP_FLAGS : "", extra && *extra ? " " : "", extra ? extra : "");
+             backend == MAPP_BACKEND_OMP ? STENCIL_OPENMP_FLAGS : "", extra ? " " : "", extra ? extra : "");
 }
 
 /* The compiler's first line of --version: its identity and version. */
@@ -114,16 +114,16 @@ static int compiler_version(const char *cc, mapp_backend backend, char *buf, siz
   return MAPP_OK;
 }
 
-/* The hash of stencil_kernels.h, and of the program's own body header
- * where its bodies live in another one (the generated program includes
- * both). */
-static int headers_hash(const st_program *p, char out[17]) {
+/* The hash of stencil_kernels.h in folder dir, and of the program's own
+ * body header where its bodies live in another one (the generated program
+ * includes both). */
+static int headers_hash(const st_program *p, const char *dir, char out[17]) {
   char header[1200];
-  snprintf(header, sizeof header, "%s/stencil_kernels.h", include_dir());
+  snprintf(header, sizeof header, "%s/stencil_kernels.h", dir);
   MAPP_TRY(hash_file(header, out, NULL));
   if (!p->bodies || !strcmp(p->bodies, "stencil_kernels.h")) return MAPP_OK;
   char bodies[1200], bodies_hash[17];
-  snprintf(bodies, sizeof bodies, "%s/%s", include_dir(), p->bodies);
+  snprintf(bodies, sizeof bodies, "%s/%s", dir, p->bodies);
   MAPP_TRY(hash_file(bodies, bodies_hash, NULL));
   hex64(fnv1a(bodies_hash, sizeof bodies_hash, fnv1a(out, 17, FNV_START)), out);
   return MAPP_OK;
@@ -146,17 +146,22 @@ static int program_hash(const st_program *p, char out[17]) {
   return MAPP_OK;
 }
 
-int stencil_key_make(const st_program *p, const char *source, int cls, mapp_backend backend, const char *debug,
-                     stencil_key *key) {
+int stencil_key_make(const stencil_toolchain *tc, const st_program *p, const char *source, int cls,
+                     mapp_backend backend, const char *debug, stencil_key *key) {
   memset(key, 0, sizeof *key);
   snprintf(key->program, sizeof key->program, "%s", p->name ? p->name : "none");
   MAPP_TRY(program_hash(p, key->program_hash));
-  const char *cc = compiler_path(backend);
+  const char *cc = compiler_path(tc, backend);
   snprintf(key->compiler, sizeof key->compiler, "%s", cc);
   MAPP_TRY(compiler_version(cc, backend, key->compiler_version, sizeof key->compiler_version));
-  build_flags(backend, key->flags, sizeof key->flags);
+  build_flags(tc, backend, key->flags, sizeof key->flags);
   hex64(fnv1a(source, strlen(source), FNV_START), key->source_hash);
-  MAPP_TRY(headers_hash(p, key->header_hash));
+  const char *include = include_dir(tc);
+  if (strlen(include) >= sizeof key->include)
+    return mapp_fail(MAPP_ERR_INPUT, "the stencil header folder '%s' is longer than %zu characters", include,
+                     sizeof key->include - 1);
+  snprintf(key->include, sizeof key->include, "%s", include);
+  MAPP_TRY(headers_hash(p, key->include, key->header_hash));
   st_class_name(cls, key->cls, sizeof key->cls);
   snprintf(key->backend, sizeof key->backend, "%s", mapp_backend_name(backend));
   snprintf(key->debug, sizeof key->debug, "%s", debug);
@@ -168,14 +173,11 @@ int stencil_key_make(const st_program *p, const char *source, int cls, mapp_back
   return MAPP_OK;
 }
 
-const char *stencil_cache_default(void) {
+const char *stencil_cache_default(const char *root) {
   static char buf[1024];
-  const char *env = getenv("MAPP_CACHE_DIR");
-  if (env && *env) {
-    snprintf(buf, sizeof buf, "%s/stencil", env);
-    return buf;
-  }
-  return ".mapp-cache/stencil";
+  if (!root) return ".mapp-cache/stencil";
+  snprintf(buf, sizeof buf, "%s/stencil", root);
+  return buf;
 }
 
 /* ------------------------------------------------------------ manifest */
@@ -285,10 +287,10 @@ static int compile_entry(const char *tmp, const stencil_key *key, mapp_backend b
   const char *src = backend == MAPP_BACKEND_CUDA ? SOURCE_CU : SOURCE_C;
   if (backend == MAPP_BACKEND_CUDA)
     snprintf(cmd, cmdlen, "'%s' %s -I'%s' -o '%s/" OBJECT "' '%s/%s' > '%s/" LOG "' 2>&1", key->compiler,
-             key->flags, include_dir(), tmp, tmp, src, tmp);
+             key->flags, key->include, tmp, tmp, src, tmp);
   else
     snprintf(cmd, cmdlen, "'%s' %s -I'%s' -o '%s/" OBJECT "' '%s/%s' > '%s/" LOG "' 2>&1", key->compiler,
-             key->flags, include_dir(), tmp, tmp, src, tmp);
+             key->flags, key->include, tmp, tmp, src, tmp);
   int rc = system(cmd);
   return rc == 0 ? MAPP_OK : MAPP_ERR_INPUT;
 }

@@ -51,7 +51,7 @@ static int initialise(stencil_state *s) {
               smooth_value(s, f, a->i0 + i, a->j0 + j, kz);
   /* test hook: a NaN in the first state field at the domain's centre, level
    * 0, for the --check nan test */
-  const char *brk = getenv("MAPP_STENCIL_BREAK");
+  const char *brk = s->cfg.brk;
   long ci = s->cfg.nx / 2 - a->i0, cj = s->cfg.ny / 2 - a->j0;
   if (brk && !strcmp(brk, "nan") && ci >= 0 && ci < a->lx && cj >= 0 && cj < a->ly)
     s->state_fields[0][a->origin + cj * a->stride + ci] = NAN;

@@ -73,7 +73,7 @@ static int initialise(stencil_state *s) {
       }
     }
   /* test hook: a NaN in the initial wind, for the --check nan test */
-  const char *brk = getenv("MAPP_STENCIL_BREAK");
+  const char *brk = s->cfg.brk;
   if (brk && !strcmp(brk, "nan") && s->cfg.nx / 2 >= a->i0 && s->cfg.nx / 2 < a->i0 + a->lx &&
       s->cfg.ny / 2 >= a->j0 && s->cfg.ny / 2 < a->j0 + a->ly)
     u[a->origin + (s->cfg.ny / 2 - a->j0) * a->stride + (s->cfg.nx / 2 - a->i0)] = NAN;

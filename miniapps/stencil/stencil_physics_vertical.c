@@ -62,7 +62,7 @@ static int initialise(stencil_state *s) {
         v[k] = (stream(s, gi + 1, gj, kz) - stream(s, gi, gj, kz)) / a->dx;
       }
   /* test hook: a NaN in the bottom level's wind, for the --check nan test */
-  const char *brk = getenv("MAPP_STENCIL_BREAK");
+  const char *brk = s->cfg.brk;
   long ci = s->cfg.nx / 2 - a->i0, cj = s->cfg.ny / 2 - a->j0;
   if (brk && !strcmp(brk, "nan") && ci >= 0 && ci < a->lx && cj >= 0 && cj < a->ly)
     u[a->origin + cj * a->stride + ci] = NAN;

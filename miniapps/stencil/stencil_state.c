@@ -34,7 +34,7 @@ const mapp_variant_info stencil_variants[] = {
 void stencil_config_defaults(stencil_config *c) {
   *c = (stencil_config){.program = st_programs[0].name, .nx = 24, .nz = 8, .ny = 24, .steps = 20, .init = STENCIL_INIT_BUMP, .amplitude = 0.1, .cfl = 0.3,
                         .mode = STENCIL_MODE_EAGER, .backend = MAPP_BACKEND_SERIAL};
-  c->cache_dir = stencil_cache_default();
+  stencil_config_read_env(c); /* before the options, which override it (--cache) */
 }
 
 /* ------------------------------------------------------------ debug passes */
@@ -253,7 +253,7 @@ static int prepare_orchestrated(stencil_state *s) {
   stencil_debug_describe(&c->debug, &s->program, debug, sizeof debug);
   int status = stencil_generate(&s->program, &s->plan, c->backend, &c->debug, &source);
   if (status == MAPP_OK && class_rank == 0)
-    status = stencil_key_make(&s->program, source, s->cls, c->backend, debug, &s->key);
+    status = stencil_key_make(&c->toolchain, &s->program, source, s->cls, c->backend, debug, &s->key);
   if (status == MAPP_OK && class_rank == 0 && (load || may_build))
     status = stencil_cache_get(c->cache_dir, &s->key, source, may_build, load, &s->loaded, &s->cache);
   /* the others wait for their class's builder, then load its entry */

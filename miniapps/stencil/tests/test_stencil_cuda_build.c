@@ -14,10 +14,12 @@ static int build_class(const char *dir, const char *program, int cls) {
   stencil_key key;
   stencil_loaded loaded = {0};
   stencil_cache_stats stats;
+  stencil_config c; /* the toolchain as the environment changes it (MAPP_STENCIL_NVCC) */
+  stencil_config_defaults(&c);
   MAPP_TRY(st_program_make(&p, program, NULL));
   MAPP_TRY(st_plan_make(&p, cls, ST_PLAN_FUSED, &plan));
   MAPP_TRY(stencil_generate(&p, &plan, MAPP_BACKEND_CUDA, &debug, &source));
-  int status = stencil_key_make(&p, source, cls, MAPP_BACKEND_CUDA, "none", &key);
+  int status = stencil_key_make(&c.toolchain, &p, source, cls, MAPP_BACKEND_CUDA, "none", &key);
   if (status == MAPP_OK) status = stencil_cache_get(dir, &key, source, true, false, &loaded, &stats);
   free(source);
   if (status == MAPP_OK && !stats.built) status = mapp_fail(MAPP_ERR_VERIFY, "class %d: nothing was built", cls);
