@@ -10,6 +10,11 @@ require_app heat
 command -v git >/dev/null || { echo "git is not installed: skipping"; exit 77; }
 git -C "$MAPP_SOURCE_DIR" rev-parse --verify --quiet HEAD >/dev/null ||
   { echo "$MAPP_SOURCE_DIR is not a git repository: skipping"; exit 77; }
+# Four revisions are built (the broken one is tried too). mapp bisect names
+# no CMake generator, so it builds with the one the environment chooses:
+# Ninja where installed, whose configure and build of ccache'd objects take
+# about half as long as make's (2.2 + 1.3 s against 2.6 + 4.1 s here).
+if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null; then export CMAKE_GENERATOR=Ninja; fi
 
 git clone --quiet "$MAPP_SOURCE_DIR" repo
 in_repo() { git -C repo -c user.name=mapp-test -c user.email=mapp-test@localhost "$@"; }

@@ -1,12 +1,14 @@
 #!/bin/bash
 # Issue 29's sweeps that survive real machines, one ctest test per case
 # (harness.survive.<case>):
-#   timeout  an entry of hours under time_limit: 5 is stopped after about
-#            5 s with no process of it left, its record says timeout, the
+#   timeout  an entry of hours under time_limit: 3 is stopped after about
+#            3 s with no process of it left, its record says timeout, the
 #            sweep runs the next entry and exits 1 naming it
 #   deaf     the same for 2 ranks that ignore SIGTERM (behind mpirun), and
 #            for a launcher that ignores SIGTERM and forwards nothing (the
 #            app in a session of its own): SIGKILL after the grace period
+#            (5 s); every deaf process had started ignoring SIGTERM before
+#            the limit
 #   retry    a launcher that fails on its first call is launched again and
 #            the run passes with 2 attempts recorded; a wrong answer (a
 #            perturbed baseline) is not launched again; --resume
@@ -24,9 +26,14 @@ env_with_launcher() {
     "$MAPP_SOURCE_DIR/envs/local.yaml" >"$1"
 }
 
+# The hangs' time limit: long enough for mpirun to start 2 ranks on a busy
+# machine (under a second here; expect_deaf checks they had started), short
+# since every hang lasts that long (the deaf launcher 5 s of grace more).
+LIMIT=3
+
 # hang_spec FILE NAME RANKS STEPS: an entry of hours (heat tiny, STEPS steps,
 # a count no other test uses, so pgrep finds this test's processes alone)
-# under time_limit: 5, then a short one that must still run (under the
+# under time_limit: $LIMIT, then a short one that must still run (under the
 # default limit).
 hang_spec() {
   cat >"$1" <<YAML
@@ -40,7 +47,7 @@ runs:
     sizes: [tiny]
     args: ["--steps", "$4"]
     label: hang
-    time_limit: 5
+    time_limit: $LIMIT
   - app: heat
     variants: [mpi]
     backends: [serial]
@@ -80,14 +87,14 @@ expect_stopped() {
   fi
   local f=results/$name/results.jsonl
   [ "$(record_of "$f" "n$ranks" "r['outcome']")" = timeout ] || fail "the record's outcome is not timeout"
-  [ "$(record_of "$f" "n$ranks" "r['timeout']['limit_s']")" = 5.0 ] || fail "the record's timeout.limit_s is not 5"
+  [ "$(record_of "$f" "n$ranks" "r['timeout']['limit_s']")" = "$LIMIT.0" ] || fail "the record's timeout.limit_s is not $LIMIT"
   local elapsed
   elapsed=$(record_of "$f" "n$ranks" "round(r['timeout']['elapsed_s'])")
   echo "ok: $name: stopped after $elapsed s (killed: $(record_of "$f" "n$ranks" "r['timeout']['killed']")), sweep $took s"
 }
 
 case_timeout() {
-  expect_stopped hang 1 100000001 9
+  expect_stopped hang 1 100000001 $((LIMIT + 4))
   # With no time_limit given, the default rule: 3600 s without an earlier
   # run, then 10x the longest earlier run of the configuration, at least
   # 60 s (the first sweep's records, moved aside by the second).
@@ -98,10 +105,12 @@ case_timeout() {
 }
 
 case_deaf() {
-  # Ranks that ignore SIGTERM (inherited through exec) behind mpirun.
+  # Ranks that ignore SIGTERM (inherited through exec) behind mpirun. Each
+  # leaves deaf.PID holding its command once it ignores SIGTERM.
   cat >ignore-term.sh <<'SH'
 #!/bin/sh
 trap '' TERM
+printf '%s\n' "$*" >"$(dirname "$0")/deaf.$$"
 exec "$@"
 SH
   cat >deaf-ranks.sh <<'SH'
@@ -120,10 +129,20 @@ setsid "$(dirname "$0")/ignore-term.sh" "$@" &
 wait $!
 SH
   chmod +x ignore-term.sh deaf-ranks.sh deaf-launcher.sh
+  # expect_deaf N STEPS: N processes of the hang of STEPS steps had started
+  # ignoring SIGTERM (the limit's SIGTERM found them deaf, since one that
+  # came first would have ended them before they wrote deaf.PID).
+  expect_deaf() {
+    local n
+    n=$({ grep -l -- "--steps $2" deaf.* 2>/dev/null || true; } | wc -l)
+    [ "$n" = "$1" ] || fail "$n deaf processes of the hang had started, expected $1"
+  }
   env_with_launcher ranks.yaml "$PWD/deaf-ranks.sh"
-  expect_stopped deafranks 2 100000002 12 ranks.yaml
+  expect_stopped deafranks 2 100000002 $((LIMIT + 7)) ranks.yaml
+  expect_deaf 2 100000002
   env_with_launcher launcher.yaml "$PWD/deaf-launcher.sh" "[]"
-  expect_stopped deaflauncher 1 100000003 14 launcher.yaml
+  expect_stopped deaflauncher 1 100000003 $((LIMIT + 9)) launcher.yaml
+  expect_deaf 1 100000003
   [ "$(record_of results/deaflauncher/results.jsonl n1 "r['timeout']['killed']")" = True ] ||
     fail "the deaf launcher was not killed after the grace period"
 }
