@@ -7,7 +7,7 @@ packages=(build-essential cmake pkg-config git
           libfftw3-dev libxxhash-dev zlib1g-dev libzstd-dev libzfp-dev liburing-dev libsqlite3-dev python3
           libxml2-utils
           libsimgrid-dev libhdf5-dev
-          chromium ccache
+          chromium ccache ninja-build
           slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do

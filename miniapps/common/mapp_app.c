@@ -457,6 +457,17 @@ static int print_case(const mapp_app *app, mapp_run *run) {
   return MAPP_OK;
 }
 
+/* This process's rank as the MPI launcher set it before MPI starts (Open
+ * MPI, PMI, PMIx, Slurm), 0 when none did. */
+static long launcher_rank(void) {
+  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const char *value = getenv(names[i]);
+    if (value && *value) return strtol(value, NULL, 10);
+  }
+  return 0;
+}
+
 static void free_run(mapp_run *run) {
   mapp_cli_free(&run->cli);
   free(run->options);
@@ -477,6 +488,15 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
     status = mapp_report_error(prog, print_case(app, run));
     free_run(run);
     return status;
+  }
+  /* --list needs no MPI: answered before it starts (the harness asks every
+   * app, many times a sweep). Under a launcher, its first rank answers. */
+  if (status == MAPP_OK && !help && run->common.list && !MAPP_SIMULATED) {
+    if (launcher_rank() == 0)
+      mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks,
+                               app->reset && app->digest, stdout);
+    free_run(run);
+    return MAPP_OK;
   }
   int level = status == MAPP_OK ? required_thread_level(app, run) : MPI_THREAD_FUNNELED;
   int started = mapp_mpi_init(&argc, &argv, level, &run->mpi);
