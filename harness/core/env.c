@@ -108,6 +108,16 @@ static int resolve_launcher(harness_env *env) {
   return MAPP_OK;
 }
 
+/* The platform file (relative to the source tree) must exist: a missing
+ * one is the env's error, named once, not every app's --list failing. */
+static int check_platform(const yaml_map *root, const harness_env *env) {
+  char *path = paths_source_file(env->platform);
+  if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  bool found = access(path, R_OK) == 0;
+  free(path);
+  return found ? MAPP_OK : yaml_error_at(root, "platform", "platform file '%s' not found", env->platform);
+}
+
 /* simulated: true (SimGrid SMPI) needs the platform it models and the
  * simulated build's bin_dir; neither means anything on a real machine. */
 static int read_simulation(const yaml_map *root, harness_env *env) {
@@ -121,6 +131,7 @@ static int read_simulation(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_get_string(root, "bin_dir", false, &env->bin_dir));
   if (!env->simulated && env->platform)
     return yaml_error_at(root, "platform", "'platform' describes a simulated cluster: give 'simulated: true' too");
+  if (env->simulated) MAPP_TRY(check_platform(root, env));
   MAPP_TRY(resolve_bin_dir(env));
   return env->simulated ? resolve_launcher(env) : MAPP_OK;
 }
