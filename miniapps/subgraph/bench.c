@@ -35,8 +35,8 @@
  *       shape: ns_per_task from the device run alone (no setup, no
  *       capture), launch_us the host's cost of launching one replay
  *       (cudaGraphLaunch) or one task (eager: its waits, launch and
- *       record), update_us the replay's parameter updates (the base
- *       timestep in every kernel node), prepare_ms the capture and
+ *       record), update_us the replay's parameter update (the base
+ *       timestep, one device word, set by a one-thread kernel), prepare_ms the capture and
  *       instantiation; only where a device is.
  * And the anchors: machine/core_round_trip (what a hand-off between
  * workers, or between the host and a worker, is bound by) and stream/triad

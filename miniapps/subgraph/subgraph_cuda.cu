@@ -6,10 +6,14 @@
 //             timestep's tags come back with cudaMemcpyAsync.
 //   subgraph  graph_steps timesteps are captured once into a CUDA graph
 //             (the events become graph edges), instantiated once and
-//             replayed with cudaGraphLaunch; the base timestep, the
-//             interpolated argument, is updated in every kernel node with
-//             cudaGraphExecKernelNodeSetParams before each launch. Launches
-//             are stream-ordered, so replays run ahead of the host.
+//             replayed with cudaGraphLaunch. The base timestep, the
+//             replay's one changing argument, is a device word every task
+//             reads; a one-thread kernel sets it on the replay's stream
+//             before each launch, so one launch replaces a parameter update
+//             in every kernel node (cudaGraphExecKernelNodeSetParams cost
+//             about 0.7 us a node on an H200, most of a replayed task's
+//             cost). Launches are stream-ordered, so replays run ahead of
+//             the host and each replay reads the base set just before it.
 //
 // Each task checks its inputs' tags and writes its own, as on the host, with
 // the dependence patterns and the kernel of tb_kernel.h (written once).
@@ -33,9 +37,9 @@ namespace {
 constexpr int kMaxDeps = TB_CUDA_MAX_DEPS;
 constexpr int kMaxStreams = TB_CUDA_MAX_STREAMS;
 
-__global__ void task_kernel(tb_tag *ring, long ring_steps, tb_config cfg, long s, long p, long base_t,
+__global__ void task_kernel(tb_tag *ring, long ring_steps, tb_config cfg, long s, long p, const long *base_t,
                             unsigned long long *errors, double *sink) {
-  long t = base_t + s, deps[kMaxDeps];
+  long t = *base_t + s, deps[kMaxDeps];
   int n = tb_deps_of(&cfg, t, p, deps);
   const tb_tag *prev = ring + ((t - 1 + ring_steps) % ring_steps) * cfg.width;
   double sum = 0.0;
@@ -47,6 +51,8 @@ __global__ void task_kernel(tb_tag *ring, long ring_steps, tb_config cfg, long s
   tb_tag mine = {t, p, tb_value(t, p, cfg.width, sum, n)};
   ring[(t % ring_steps) * cfg.width + p] = mine;
 }
+
+__global__ void set_base_kernel(long *base_t, long value) { *base_t = value; }
 
 int check(cudaError_t err, const char *what) {
   if (err == cudaSuccess) return MAPP_OK;
@@ -62,6 +68,7 @@ struct device_run {
   tb_tag *ring = nullptr;
   unsigned long long *errors = nullptr;
   double *sink = nullptr;
+  long *base_t = nullptr;      // the timestep a task's s counts from (eager: 0)
   tb_tag *host_last = nullptr; // pinned
   cudaStream_t streams[kMaxStreams] = {};
   std::vector<cudaEvent_t> done; // per (t % 2, p)
@@ -92,6 +99,8 @@ int setup(device_run &d, const tb_config *cfg) {
   CUDA_TRY(cudaMemset(d.errors, 0, sizeof *d.errors));
   CUDA_TRY(cudaMalloc(&d.sink, sizeof(double) * (size_t)W));
   CUDA_TRY(cudaMemset(d.sink, 0, sizeof(double) * (size_t)W));
+  CUDA_TRY(cudaMalloc(&d.base_t, sizeof *d.base_t));
+  CUDA_TRY(cudaMemset(d.base_t, 0, sizeof *d.base_t));
   CUDA_TRY(cudaMallocHost(&d.host_last, sizeof(tb_tag) * (size_t)W));
   for (int i = 0; i < d.nstreams; ++i) CUDA_TRY(cudaStreamCreateWithFlags(&d.streams[i], cudaStreamNonBlocking));
   d.done.resize((size_t)d.plan.events);
@@ -108,16 +117,19 @@ void teardown(device_run &d) {
   cudaFree(d.ring);
   cudaFree(d.errors);
   cudaFree(d.sink);
+  cudaFree(d.base_t);
   cudaFreeHost(d.host_last);
 }
 
 // One task: wait for inputs produced on other streams, launch, record.
-int launch_task(device_run &d, long t, long s, long p, long base_t) {
+// t is the timestep whose dependences it waits for; the kernel runs
+// timestep *d.base_t + s.
+int launch_task(device_run &d, long t, long s, long p) {
   long waits[kMaxDeps];
   cudaStream_t st = d.streams[stream_of(d, p)];
   int n = tb_cuda_cross_waits(&d.cfg, &d.plan, t, p, waits);
   for (int i = 0; i < n; ++i) CUDA_TRY(cudaStreamWaitEvent(st, d.done[(size_t)waits[i]], 0));
-  task_kernel<<<1, 1, 0, st>>>(d.ring, d.ring_steps, d.cfg, s, p, base_t, d.errors, d.sink);
+  task_kernel<<<1, 1, 0, st>>>(d.ring, d.ring_steps, d.cfg, s, p, d.base_t, d.errors, d.sink);
   CUDA_TRY(cudaGetLastError());
   CUDA_TRY(cudaEventRecord(d.done[(size_t)tb_cuda_event_slot(&d.cfg, t, p)], st));
   return MAPP_OK;
@@ -141,14 +153,14 @@ int fork_streams(device_run &d) {
 int run_eager(device_run &d) {
   auto t0 = std::chrono::steady_clock::now();
   for (long t = 0; t < d.cfg.steps; ++t)
-    for (long p = 0; p < d.cfg.width; ++p) MAPP_TRY(launch_task(d, t, t, p, 0));
+    for (long p = 0; p < d.cfg.width; ++p) MAPP_TRY(launch_task(d, t, t, p));
   MAPP_TRY(join_streams(d));
   d.times.launch_s = seconds_since(t0);
   d.times.launches = d.cfg.steps * d.cfg.width;
   return MAPP_OK;
 }
 
-// Capture graph_steps timesteps once; replay with the base timestep patched.
+// Capture graph_steps timesteps once; replay with the base timestep set.
 int run_graph(device_run &d) {
   long S = d.cfg.graph_steps, W = d.cfg.width;
   cudaGraph_t graph = nullptr;
@@ -157,61 +169,17 @@ int run_graph(device_run &d) {
   CUDA_TRY(cudaStreamBeginCapture(d.streams[0], cudaStreamCaptureModeGlobal));
   int status = fork_streams(d);
   for (long s = 0; status == MAPP_OK && s < S; ++s)
-    for (long p = 0; status == MAPP_OK && p < W; ++p) status = launch_task(d, s, s, p, 0);
+    for (long p = 0; status == MAPP_OK && p < W; ++p) status = launch_task(d, s, s, p);
   if (status == MAPP_OK) status = join_streams(d);
   cudaError_t end = cudaStreamEndCapture(d.streams[0], &graph);
   MAPP_TRY(status);
   CUDA_TRY(end);
-  size_t nnodes = 0;
-  CUDA_TRY(cudaGraphGetNodes(graph, nullptr, &nnodes));
-  std::vector<cudaGraphNode_t> nodes(nnodes);
-  CUDA_TRY(cudaGraphGetNodes(graph, nodes.data(), &nnodes));
   CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
-  // Each kernel node's arguments, kept here: SetParams reads them at the call.
-  struct node_args {
-    cudaGraphNode_t node;
-    cudaKernelNodeParams params;
-    void *argv[8];
-    tb_tag *ring;
-    long ring_steps;
-    tb_config cfg;
-    long s, p, base_t;
-    unsigned long long *errors;
-    double *sink;
-  };
-  std::vector<node_args> kernels;
-  kernels.reserve(nnodes);
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type;
-    CUDA_TRY(cudaGraphNodeGetType(node, &type));
-    if (type != cudaGraphNodeTypeKernel) continue;
-    kernels.emplace_back();
-    node_args &k = kernels.back();
-    k.node = node;
-    CUDA_TRY(cudaGraphKernelNodeGetParams(node, &k.params));
-    std::memcpy(&k.ring, k.params.kernelParams[0], sizeof k.ring);
-    std::memcpy(&k.ring_steps, k.params.kernelParams[1], sizeof k.ring_steps);
-    std::memcpy(&k.cfg, k.params.kernelParams[2], sizeof k.cfg);
-    std::memcpy(&k.s, k.params.kernelParams[3], sizeof k.s);
-    std::memcpy(&k.p, k.params.kernelParams[4], sizeof k.p);
-    std::memcpy(&k.errors, k.params.kernelParams[6], sizeof k.errors);
-    std::memcpy(&k.sink, k.params.kernelParams[7], sizeof k.sink);
-  }
-  for (node_args &k : kernels) {
-    void *argv[8] = {&k.ring, &k.ring_steps, &k.cfg, &k.s, &k.p, &k.base_t, &k.errors, &k.sink};
-    std::memcpy(k.argv, argv, sizeof argv);
-    k.params.kernelParams = k.argv;
-    k.params.extra = nullptr;
-  }
-  status = MAPP_OK;
   d.times.prepare_s = seconds_since(t0);
   for (long base = 0; status == MAPP_OK && base < d.cfg.steps; base += S) {
     auto update0 = std::chrono::steady_clock::now();
-    for (node_args &k : kernels) {
-      k.base_t = base; // the interpolation
-      status = check(cudaGraphExecKernelNodeSetParams(exec, k.node, &k.params), "cudaGraphExecKernelNodeSetParams");
-      if (status != MAPP_OK) break;
-    }
+    set_base_kernel<<<1, 1, 0, d.streams[0]>>>(d.base_t, base); // the interpolation
+    status = check(cudaGetLastError(), "the base timestep's kernel launch");
     auto launch0 = std::chrono::steady_clock::now();
     if (status == MAPP_OK) status = check(cudaGraphLaunch(exec, d.streams[0]), "cudaGraphLaunch");
     d.times.update_s += std::chrono::duration<double>(launch0 - update0).count();

@@ -179,7 +179,7 @@ typedef struct {
   double run_s;     /* total_s less prepare_s: the timesteps alone */
   double launch_s;  /* host time issuing work: every replay's cudaGraphLaunch (subgraph), every task's
                        waits, launch and record (eager) */
-  double update_s;  /* subgraph: host time setting every kernel node's base timestep before each replay */
+  double update_s;  /* subgraph: host time setting the base timestep (one device word) before each replay */
   long launches;    /* replays (subgraph) or tasks (eager) that launch_s covers */
 } tb_cuda_times;
 int tb_cuda_run_timed(const tb_config *cfg, bool graph, tb_cuda_times *times, long *bad_tags, double *last_values);
