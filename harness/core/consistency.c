@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "strv.h"
 #include "tolerance.h"
 #include "fsutil.h"
 #include "mapp_error.h"
@@ -48,26 +49,34 @@ static int set_status(json_t *record, const char *status, const char *reason) {
   return MAPP_OK;
 }
 
-/* Bit for bit against the reference; a comparison that cannot be made (an
- * answer of another shape, a dataset missing) is a failure saying why. */
-static int compare_with(consistency_ref *ref, const char *answer, job_result *res) {
+/* Bit for bit against the reference answer, the verdict into the record
+ * (with `extra` merged into it, stolen; may be NULL); *differs when the
+ * answers differ. A comparison that cannot be made (an answer of another
+ * shape, a dataset missing) is a failure saying why. */
+static int compare_answers(const char *reference, const char *answer, json_t *extra, job_result *res, bool *differs) {
   const tolerance_override exact = {.model_set = true, .model = TOL_EXACT};
   compare_report report;
   json_t *verdict = NULL;
-  if (compare_files(ref->answer, answer, &exact, &report) == MAPP_OK) {
+  if (compare_files(reference, answer, &exact, &report) == MAPP_OK) {
     verdict = compare_report_json(&report);
     compare_report_free(&report);
   } else {
-    verdict = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", ref->answer, "error", mapp_error_message());
+    verdict = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", reference, "error", mapp_error_message());
     mapp_error_clear();
   }
+  if (verdict && extra) json_object_update(verdict, extra);
+  json_decref(extra);
   if (!verdict) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_object_set_new(res->record, "consistency", verdict);
-  const char *status = json_string_value(json_object_get(verdict, "status"));
-  if (strcmp(status, "pass") != 0) {
-    ref->failed = true;
-    if (res->outcome == OUTCOME_OK) job_set_outcome(res, OUTCOME_FAIL_CONSISTENCY);
-  }
+  *differs = strcmp(json_string_value(json_object_get(verdict, "status")), "pass") != 0;
+  if (*differs && res->outcome == OUTCOME_OK) job_set_outcome(res, OUTCOME_FAIL_CONSISTENCY);
+  return MAPP_OK;
+}
+
+static int compare_with(consistency_ref *ref, const char *answer, job_result *res) {
+  bool differs = false;
+  MAPP_TRY(compare_answers(ref->answer, answer, NULL, res, &differs));
+  ref->failed |= differs;
   return MAPP_OK;
 }
 
@@ -92,6 +101,101 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
   }
   *keep = true;
   return set_status(res->record, "reference", NULL);
+}
+
+/* ------------------------------------------------ weak answers, 1 rank */
+
+bool consistency_weak_applies(const job *j, bool bitwise_ranks, bool weak_reference) {
+  return weak_reference && bitwise_ranks && j->ranks > 1 && strcmp(j->scaling, "weak") == 0;
+}
+
+/* path with its ".h5", ".json" or ".log" ending made ".weakref" + it. */
+static char *reference_path(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return str_printf("%.*s.weakref%s", (int)(dot - path), path, dot);
+}
+
+static int reference_files(const job_files *files, job_files *ref) {
+  *ref = (job_files){.output = reference_path(files->output), .result = reference_path(files->result),
+                     .log = reference_path(files->log)};
+  if (ref->output && ref->result && ref->log) return MAPP_OK;
+  job_files_free(ref);
+  return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+/* j's problem on 1 rank: its flags plus --weak-ranks N, untimed (one run
+ * of compute whatever min_time says) and not compared with a baseline. */
+static job reference_job(const job *j, strv *args) {
+  job ref = *j;
+  ref.ranks = 1;
+  ref.min_time = 0.0;
+  ref.check = CHECK_NONE;
+  ref.extra_args = args;
+  return ref;
+}
+
+static int reference_args(const job *j, strv *args) {
+  *args = (strv){0};
+  int status = j->extra_args ? strv_extend(args, j->extra_args) : MAPP_OK;
+  if (status == MAPP_OK) status = strv_push(args, "--weak-ranks");
+  if (status == MAPP_OK) status = strv_pushf(args, "%ld", j->ranks);
+  if (status != MAPP_OK) strv_free(args);
+  return status;
+}
+
+static void remove_files(const job_files *files) {
+  unlink(files->output);
+  unlink(files->result);
+  unlink(files->log);
+}
+
+/* The verdict when the reference could not answer: the answer stays unchecked. */
+static int reference_failed(const job *j, const job_files *ref_files, const job_result *ref, job_result *res) {
+  char verdict[64];
+  job_outcome_text(ref, verdict, sizeof verdict);
+  char *reason = str_printf("the 1-rank reference (--weak-ranks %ld) failed: %s (log: %s)", j->ranks, verdict,
+                            ref_files->log);
+  json_t *c = reason ? json_pack("{s:s, s:s}", "status", "unavailable", "reason", reason) : NULL;
+  free(reason);
+  if (!c) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_object_set_new(res->record, "consistency", c);
+  return MAPP_OK;
+}
+
+int consistency_judge_weak(const harness_env *env, const job *j, const job_files *files,
+                           const execute_options *opt, bool keep_files, job_result *res) {
+  if (res->exit_code != 0) return MAPP_OK; /* no answer to compare; the run has failed already */
+  strv args;
+  MAPP_TRY(reference_args(j, &args));
+  job ref = reference_job(j, &args);
+  job_files ref_files;
+  int status = reference_files(files, &ref_files);
+  if (status != MAPP_OK) {
+    strv_free(&args);
+    return status;
+  }
+  execute_options ref_opt = *opt;
+  ref_opt.check_baseline = false;
+  ref_opt.keep_output = true;
+  job_result ref_res = {0};
+  bool differs = false, answered = false;
+  status = job_execute(env, &ref, &ref_files, &ref_opt, &ref_res);
+  if (status == MAPP_OK) {
+    answered = ref_res.exit_code == 0 && ref_res.outcome == OUTCOME_OK;
+    json_t *about = json_pack("{s:{s:i, s:I, s:f}}", "reference", "ranks", 1, "weak_ranks", (json_int_t)j->ranks,
+                              "elapsed_s", ref_res.elapsed_s);
+    if (!about) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    else if (answered) status = compare_answers(ref_files.output, files->output, about, res, &differs);
+    else {
+      json_decref(about);
+      status = reference_failed(j, &ref_files, &ref_res, res);
+    }
+  }
+  if (status == MAPP_OK && answered && !differs && !keep_files) remove_files(&ref_files);
+  job_result_free(&ref_res);
+  job_files_free(&ref_files);
+  strv_free(&args);
+  return status;
 }
 
 void consistency_book_clear(consistency_book *book, bool keep_files) {

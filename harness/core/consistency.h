@@ -8,7 +8,14 @@
  *   {"status": "pass"|"fail", "file": REF, "worst_abs": ..., "fields": [...]}
  *   {"status": "unavailable", "reason": ...}  no 1-rank answer to compare with
  * Weak-scaling jobs solve a different global problem on each rank count,
- * so they take no part (no "consistency" in their record). */
+ * so they take no part in that comparison. Where their entry asks for it
+ * (`weak_reference: true`), a weak job on n > 1 ranks of a rank-invariant
+ * app is instead compared with the same global problem solved on 1 rank
+ * (`--weak-ranks n`), which the harness launches right after it through
+ * the same environment: the check for weak answers no baseline holds (a
+ * simulated sweep to 1,024 ranks). Its "consistency" says so:
+ *   {"status": "pass"|"fail", ..., "reference": {"ranks": 1, "weak_ranks": n, "elapsed_s": ...}}
+ *   {"status": "unavailable", "reason": "the 1-rank reference ... failed ..."} */
 #ifndef HARNESS_CONSISTENCY_H
 #define HARNESS_CONSISTENCY_H
 
@@ -37,6 +44,16 @@ bool consistency_applies(const job *j, bool bitwise_ranks);
  * compared with the reference, and a difference turns res->outcome into
  * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
 int consistency_judge(consistency_book *book, const job *j, const job_files *files, job_result *res, bool *keep);
+/* Whether j's answer is checked against a 1-rank run of its weak problem. */
+bool consistency_weak_applies(const job *j, bool bitwise_ranks, bool weak_reference);
+/* After j ran with its answer at files->output: launches the 1-rank
+ * reference through env (its files beside j's, STEM.weakref.*), compares
+ * bit for bit and records the verdict; a difference turns res->outcome into
+ * OUTCOME_FAIL_CONSISTENCY, a reference that fails leaves the answer
+ * unchecked ("unavailable"). The reference's files are removed unless
+ * keep_files or the answers differ. Only system failures are errors. */
+int consistency_judge_weak(const harness_env *env, const job *j, const job_files *files,
+                           const execute_options *opt, bool keep_files, job_result *res);
 /* Forgets the references, removing their answer files unless keep_files
  * (a sweep's --keep-output) or an answer differed from them: at the end of
  * each repetition and of the sweep. */

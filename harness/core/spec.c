@@ -10,10 +10,11 @@
 #include "measure.h"
 #include "yamlutil.h"
 
-static const char *const top_keys[] = {"name", "description", "check", "runs", "plots", MEASURE_KEYS, NULL};
-static const char *const run_keys[] = {"app",   "variants", "backends", "ranks", "threads", "sizes", "scaling",
-                                       "args",  "label",    "matrix",   "gpus",  "check",   "case",  MEASURE_KEYS,
-                                       NULL};
+static const char *const top_keys[] = {"name", "description", "check", "weak_reference", "runs", "plots",
+                                       MEASURE_KEYS, NULL};
+static const char *const run_keys[] = {"app",   "variants", "backends", "ranks", "threads", "sizes",          "scaling",
+                                       "args",  "label",    "matrix",   "gpus",  "check",   "weak_reference", "case",
+                                       MEASURE_KEYS, NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -141,11 +142,26 @@ static int parse_check(const yaml_map *m, check_mode *mode) {
   return status;
 }
 
+/* `weak_reference:` of the spec or of an entry (true | false); *value
+ * keeps its value when absent. */
+static int parse_weak_reference(const yaml_map *m, bool *value) {
+  char *text = NULL;
+  MAPP_TRY(yaml_get_string(m, "weak_reference", false, &text));
+  int status = MAPP_OK;
+  if (text && strcmp(text, "true") && strcmp(text, "false"))
+    status = yaml_error_at(m, "weak_reference", "'weak_reference' must be true or false, got '%s'", text);
+  else if (text) *value = strcmp(text, "true") == 0;
+  free(text);
+  return status;
+}
+
 static int parse_run(const yaml_map *m, const sweep_spec *spec, spec_run *run) {
   MAPP_TRY(yaml_check_keys(m, run_keys));
   MAPP_TRY(measure_parse(m, &spec->measure, &run->measure));
   run->check = spec->check;
   MAPP_TRY(parse_check(m, &run->check));
+  run->weak_reference = spec->weak_reference;
+  MAPP_TRY(parse_weak_reference(m, &run->weak_reference));
   MAPP_TRY(yaml_get_string(m, "case", false, &run->case_name));
   if (run->case_name) MAPP_TRY(check_name(m, "case", run->case_name));
   MAPP_TRY(yaml_get_string(m, "app", true, &run->app));
@@ -340,6 +356,7 @@ static int parse_spec(const yaml_map *root, sweep_spec *spec) {
   spec->repetitions = spec->measure.repetitions;
   spec->check = CHECK_OPTIONAL;
   MAPP_TRY(parse_check(root, &spec->check));
+  MAPP_TRY(parse_weak_reference(root, &spec->weak_reference));
   yaml_map *entries = NULL;
   size_t count = 0;
   int status = yaml_get_map_list(root, "runs", true, &entries, &count);
@@ -475,7 +492,8 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .min_time = run->measure.min_time, .time_limit = run->measure.time_limit},
                   .measure = &run->measure,
                   .combo = app_combo(app, variants[v], run->backends.items[b]),
-                  .bitwise_ranks = app->bitwise_ranks};
+                  .bitwise_ranks = app->bitwise_ranks,
+                  .weak_reference = run->weak_reference};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }
   return MAPP_OK;

@@ -6,6 +6,9 @@
  *                                     # max_repetitions, max_seconds; an entry may say its own)
  *   check: required                   # answers against baselines: required | optional | none
  *                                     # (default optional; an entry may say its own)
+ *   weak_reference: true              # weak jobs on n > 1 ranks of a rank-invariant app are also
+ *                                     # compared with their problem solved on 1 rank (--weak-ranks n;
+ *                                     # consistency.h); default false, an entry may say its own
  *   runs:                             # each entry is a product of its lists
  *     - app: heat                     # required
  *       variants: [mpi]               # default: every variant the app lists
@@ -80,6 +83,7 @@ typedef struct {
   char *scaling;
   char *label; /* optional: names what sets this entry apart (file names, report rows) */
   check_mode check; /* the entry's check:, else the spec's */
+  bool weak_reference; /* the entry's weak_reference:, else the spec's */
   char *case_name;  /* optional: the baseline case of a custom problem (case:) */
   strv matrix_flags;      /* "--instances", ... */
   strv *matrix_values;    /* per flag, its values */
@@ -93,6 +97,7 @@ typedef struct {
   long repetitions;      /* the spec's (measure.repetitions); an entry may say its own */
   measure_spec measure;  /* the spec's min_time, repetitions, precision and budget (measure.h) */
   check_mode check; /* check: the default of the entries (optional when absent) */
+  bool weak_reference; /* weak_reference: the default of the entries (false when absent) */
   spec_run *runs;
   size_t nruns;
   speedup_refs reference; /* empty: no speedup figure or column */
@@ -112,6 +117,7 @@ typedef struct {
   const measure_spec *measure; /* its entry's */
   combo_status combo;
   bool bitwise_ranks; /* the app's answers agree across rank counts (consistency.h) */
+  bool weak_reference; /* its entry's weak_reference: (consistency.h) */
 } sweep_job;
 
 typedef struct {

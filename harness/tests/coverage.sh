@@ -3,7 +3,10 @@
 # the sweep (exit 1) naming the file and the `mapp bless` command that makes
 # it, and that command makes it; check: optional lets it pass as unchecked;
 # n-rank answers of a strong-scaling job are compared bit for bit with the
-# same sweep's 1-rank answer, and a perturbed one fails the sweep; the
+# same sweep's 1-rank answer, and a perturbed one fails the sweep; with
+# weak_reference: true a weak answer is compared with its problem solved on
+# 1 rank (--weak-ranks), a perturbed one fails, a reference that cannot run
+# leaves it unchecked; the
 # report opens with the coverage of each app.
 # usage: coverage.sh MAPP_H5_TOOL
 . "$(dirname "$0")/lib.sh"
@@ -116,12 +119,58 @@ assert bad["output"], "a failed run keeps its answer"
 assert all(r["baseline"]["status"] == "none" for r in recs), "check: none compares no baseline"
 import os
 assert os.path.exists(bad["consistency"]["file"]), "the 1-rank answer a failure names is kept"
-assert all(r["baseline"]["status"] == "none" for r in recs), "check: none compares no baseline"
-import os
-assert os.path.exists(bad["consistency"]["file"]), "the 1-rank answer a failure names is kept"
 PY
 # The same perturbed answers pass without the app's rank invariance to check:
 # the sweep's consistency is what caught them.
+
+# weak_reference: a weak answer on 2 and 3 ranks, with no baseline to check
+# it (check: none), is compared with its problem solved on 1 rank
+# (--weak-ranks N, launched by the harness); the wrapper's perturbed
+# 2-rank answer fails it, the real one passes and counts as checked.
+cat >weak.yaml <<YAML
+name: weak
+repetitions: 1
+check: none
+weak_reference: true
+runs:
+  - app: heat
+    variants: [mpi]
+    backends: [serial]
+    ranks: [2, 3]
+    sizes: [tiny]
+    scaling: weak
+YAML
+expect_exit 0 "$MAPP" sweep weak.yaml --out weak
+expect_exit 0 "$MAPP" report weak/weak
+grep -qF "| heat | 2 | 0 | 2 | 0 |" weak/weak/report.md || { cat weak/weak/report.md; fail "weak coverage row"; }
+python3 - weak/weak/results.jsonl <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+for r in recs:
+    c = r["consistency"]
+    assert c["status"] == "pass", c
+    assert c["reference"]["ranks"] == 1 and c["reference"]["weak_ranks"] == r["ranks"], c
+    assert c["file"].endswith("-n%d-t1-r0.weakref.h5" % r["ranks"]), c
+PY
+ls weak/weak/runs/*weakref* >/dev/null 2>&1 && fail "the passing references' files were kept"
+expect_exit 1 env MAPP_BIN_DIR="$SCRATCH/bin" "$SCRATCH/bin/mapp" sweep weak.yaml --out weak-perturbed
+expect_output "heat mpi/serial n=2 t=1 tiny ... FAIL (consistency)"
+expect_output "heat mpi/serial n=3 t=1 tiny ... FAIL (consistency)"
+expect_output "differs from the 1-rank answer weak-perturbed/weak/runs/heat-mpi-serial-tiny-weak-n2-t1-r0.weakref.h5"
+[ -f weak-perturbed/weak/runs/heat-mpi-serial-tiny-weak-n2-t1-r0.weakref.h5 ] || fail "the reference a failure names was removed"
+# A reference that cannot run leaves the answer unchecked, and says why.
+cat >bin/mapp-heat <<SH
+#!/bin/bash
+case " \$* " in *" --weak-ranks "*) echo "mapp-heat: error: planted refusal" >&2; exit 2 ;; esac
+exec "$MAPP_BIN_DIR/mapp-heat" "\$@"
+SH
+expect_exit 0 env MAPP_BIN_DIR="$SCRATCH/bin" "$SCRATCH/bin/mapp" sweep weak.yaml --out weak-refused
+expect_output "no consistency check: the 1-rank reference (--weak-ranks 2) failed: FAIL (exit 2)"
+expect_exit 0 "$MAPP" report weak-refused/weak
+grep -qF "| heat | 2 | 0 | 0 | **2** |" weak-refused/weak/report.md || { cat weak-refused/weak/report.md; fail "refused references leave the answers unchecked"; }
+sed 's/^weak_reference: true/weak_reference: yes/' weak.yaml >bad-weak.yaml
+expect_exit 2 "$MAPP" sweep bad-weak.yaml --out out
+expect_output "'weak_reference' must be true or false, got 'yes'"
 
 # A spec's check: must be one of three words.
 sed 's/^check: required/check: maybe/' required.yaml >bad.yaml

@@ -83,10 +83,20 @@ static int judge_consistency(sweep_context *ctx, const sweep_job *sj, const job_
   bool keep = false;
   if (consistency_applies(&sj->job, sj->bitwise_ranks))
     MAPP_TRY(consistency_judge(&ctx->book, &sj->job, files, res, &keep));
+  else if (consistency_weak_applies(&sj->job, sj->bitwise_ranks, sj->weak_reference))
+    MAPP_TRY(consistency_judge_weak(ctx->env, &sj->job, files, &ctx->opt, ctx->keep_output, res));
   if (ctx->keep_output) return MAPP_OK;
   if (keep) json_object_set_new(res->record, "output", json_null()); /* removed when the repetition ends */
   else job_drop_passed_output(res, files);
   return MAPP_OK;
+}
+
+/* Why an answer that no check failed went unchecked, if it did. */
+static void print_unchecked(const job_result *res) {
+  const json_t *c = json_object_get(res->record, "consistency");
+  const char *status = json_string_value(json_object_get(c, "status"));
+  if (status && strcmp(status, "unavailable") == 0 && res->outcome == OUTCOME_OK)
+    printf(" (no consistency check: %s)", json_string_value(json_object_get(c, "reason")));
 }
 
 /* One attempt of a launch, as the record's "attempts" keeps it. */
@@ -159,6 +169,7 @@ static int sweep_one(sweep_context *ctx, const sweep_job *sj, sweep_tally *tally
     if (res.outcome == OUTCOME_FAIL_UNCHECKED) print_missing_baseline(&res);
     else if (res.outcome == OUTCOME_FAIL_CONSISTENCY) print_inconsistency(&res);
     else if (res.outcome != OUTCOME_OK) print_failure_hint(j, &files);
+    else print_unchecked(&res);
     printf("\n");
     ++tally->ran;
     tally->failed += res.outcome != OUTCOME_OK;

@@ -7,7 +7,7 @@
 #include "mapp.h"
 #include "mapp_machine.h"
 
-enum { COMMON_OPTION_ROWS = 12, CHOICES_LEN = 256 };
+enum { COMMON_OPTION_ROWS = 13, CHOICES_LEN = 256 };
 /* --min-time never repeats the timed phase more often than this: a compute
  * hook that takes no measurable time cannot loop for ever. */
 enum { MAX_ITERATIONS = 1000000 };
@@ -76,6 +76,10 @@ static void common_rows(const mapp_app *app, mapp_common_args *a, const common_c
       {.name = "print-case", .kind = MAPP_OPT_FLAG, .dest = &a->print_case,
        .help = "print the baseline case these options answer (the size preset's, or none: a custom problem) and "
                "the record's size, then exit without running"},
+      {.name = "weak-ranks", .kind = MAPP_OPT_LONG, .dest = &a->weak_ranks, .min = 0, .max = 1L << 24,
+       .help = "with --scaling weak: solve the global problem of this many ranks on the ranks that run (its case "
+               "is tiny-weakN as on N ranks; answers of rank-invariant apps equal it bit for bit, which is how a "
+               "sweep checks a weak answer without a baseline); 0: the ranks that run"},
   };
   memcpy(rows, table, sizeof table);
 }
@@ -224,16 +228,21 @@ int mapp_run_reduce_long(mapp_run *run, const char *key, long local, mapp_reduce
   return mapp_run_set(run, key, json_integer(value));
 }
 
+int mapp_run_weak_ranks(const mapp_run *run) {
+  return run->common.weak_ranks > 0 ? (int)run->common.weak_ranks : run->mpi.nranks;
+}
+
 long mapp_run_scaled(const mapp_run *run, long per_rank) {
-  return strcmp(run->common.scaling, "weak") == 0 ? per_rank * run->mpi.nranks : per_rank;
+  return strcmp(run->common.scaling, "weak") == 0 ? per_rank * mapp_run_weak_ranks(run) : per_rank;
 }
 
 /* The baseline case this run answers: the preset's name, "-weakN" under
- * weak scaling on N > 1 ranks, or none for a custom problem. */
+ * weak scaling for N > 1 ranks (--weak-ranks, else the ranks that run), or
+ * none for a custom problem. */
 static const char *case_name(mapp_run *run) {
   if (run->custom_case) return NULL;
-  if (strcmp(run->common.scaling, "weak") == 0 && run->mpi.nranks > 1) {
-    snprintf(run->case_buf, sizeof run->case_buf, "%s-weak%d", run->common.size, run->mpi.nranks);
+  if (strcmp(run->common.scaling, "weak") == 0 && mapp_run_weak_ranks(run) > 1) {
+    snprintf(run->case_buf, sizeof run->case_buf, "%s-weak%d", run->common.size, mapp_run_weak_ranks(run));
     return run->case_buf;
   }
   return run->common.size;
@@ -259,6 +268,14 @@ static void record_common(mapp_run *run, const char *app_name) {
   rec->argv = run->argv;
   rec->iterations = &run->iterations;
   rec->disturbance = &run->disturbance;
+}
+
+/* --weak-ranks names the weak problem of another rank count: weak only. */
+static int check_weak_ranks(const mapp_run *run) {
+  if (run->common.weak_ranks > 0 && strcmp(run->common.scaling, "weak") != 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--weak-ranks %ld: it names the problem of --scaling weak on that many ranks, "
+                     "and this run is --scaling %s", run->common.weak_ranks, run->common.scaling);
+  return MAPP_OK;
 }
 
 /* --min-time needs an app that can repeat its timed phase. */
@@ -298,6 +315,7 @@ static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void 
   if (status == MAPP_OK) status = mapp_preset_find(app->name, app->presets, run->common.size, &run->preset);
   if (status == MAPP_OK) apply_options(run);
   if (status == MAPP_OK) status = check_min_time(app, run);
+  if (status == MAPP_OK) status = check_weak_ranks(run);
   if (status == MAPP_OK) status = app->setup(run, state);
   mapp_timer_stop(&run->timers, MAPP_PHASE_SETUP);
   return mapp_agree(run->mpi.comm, prog, status);

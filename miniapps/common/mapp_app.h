@@ -171,7 +171,11 @@ int mapp_run_set(mapp_run *run, const char *key, json_t *value);
 /* For setup: whether the line gave the option called name (common or the
  * app's), for a default derived from other values. */
 bool mapp_run_given(const mapp_run *run, const char *name);
-/* The weak-scaled count: `per_rank` x ranks under --scaling weak, else itself. */
+/* The rank count whose weak problem is solved: --weak-ranks, else the ranks
+ * that run. */
+int mapp_run_weak_ranks(const mapp_run *run);
+/* The weak-scaled count: `per_rank` x mapp_run_weak_ranks under --scaling
+ * weak, else itself. */
 long mapp_run_scaled(const mapp_run *run, long per_rank);
 
 #endif

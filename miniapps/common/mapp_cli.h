@@ -114,6 +114,7 @@ typedef struct {
   bool quiet;           /* no summary line on stdout */
   double min_time;      /* seconds the timed iterations must last together (0: one run of compute) */
   bool print_case;      /* print the baseline case and size the options make, and exit */
+  long weak_ranks;      /* --scaling weak: the rank count whose problem is solved (0: the ranks that run) */
 } mapp_common_args;
 
 #endif

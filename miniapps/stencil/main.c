@@ -99,9 +99,13 @@ static int setup(mapp_run *run, void **state) {
     if (sscanf(args.layout, "%dx%d%n", &c.px, &c.py, &used) != 2 || args.layout[used] || c.px < 1 || c.py < 1)
       return mapp_fail(MAPP_ERR_INPUT, "--layout: '%s' is not PXxPY (for example 2x2)", args.layout);
   }
+  if (c.px && mapp_run_weak_ranks(run) != run->mpi.nranks)
+    return mapp_fail(MAPP_ERR_INPUT, "--layout %s with --weak-ranks %d: the layout is of the ranks that run (%d), "
+                     "so it cannot also say how the problem of %d ranks is laid out",
+                     args.layout, mapp_run_weak_ranks(run), run->mpi.nranks, mapp_run_weak_ranks(run));
   if (!strcmp(run->common.scaling, "weak")) {
     int dims[2] = {c.py, c.px};
-    if (!c.px) MPI_Dims_create(run->mpi.nranks, 2, dims);
+    if (!c.px) MPI_Dims_create(mapp_run_weak_ranks(run), 2, dims);
     c.nx *= dims[1], c.ny *= dims[0];
   }
   if (args.cache && c.mode == STENCIL_MODE_EAGER)
