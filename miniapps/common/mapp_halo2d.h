@@ -23,7 +23,8 @@ typedef struct {
 int mapp_halo2d_init(mapp_halo2d *h, const mapp_decomp2d *d);
 /* Exchange the halos of nfields padded arrays, corners included: the
  * columns first (interior rows), then whole padded rows, so a corner comes
- * from the diagonal neighbour through the one beside. Sides at a
+ * from the diagonal neighbour through the one beside. Each side of a
+ * direction is one message holding every field's cells. Sides at a
  * non-periodic edge are left as they are. Collective. */
 int mapp_halo2d_exchange(const mapp_halo2d *h, double *const *fields, int nfields);
 void mapp_halo2d_free(mapp_halo2d *h);
