@@ -102,6 +102,8 @@ printf '{"jobs": [\n' >jobsgarbage/jobs.json
 : >jobsempty/jobs.json
 printf '{"sweep":"s","runs_dir":"/tmp","repetitions":1,"jobs":[]}\n' >jobsnojobs/jobs.json
 printf 'name: c\ncheck: maybe\nruns:\n  - app: heat\n    ranks: [1]\n' >check-maybe.yaml
+printf 'name: w\nweak_reference: yes\nruns:\n  - app: heat\n    ranks: [1]\n' >weak-reference-yes.yaml
+printf 'name: w\nruns:\n  - app: heat\n    ranks: [1]\n    weak_reference: 1\n' >weak-reference-one.yaml
 printf 'name: t\ntime_limit: -1\nruns:\n  - app: heat\n    ranks: [1]\n' >time-limit-negative.yaml
 printf 'name: t\nruns:\n  - app: heat\n    ranks: [1]\n    time_limit: soon\n' >time-limit-word.yaml
 printf 'name: t\nretries: x\nruns:\n  - app: heat\n    ranks: [1]\n' >retries-word.yaml
@@ -271,11 +273,13 @@ probe_mapp() {
   probe "mapp run heat --out /dev/full/x" -- "$m" run heat --out /dev/full/x
   probe "mapp run heat -- --no-such-flag" -- "$m" run heat -- --no-such-flag
   probe "mapp run heat -- --rows 0" -- "$m" run heat -- --rows 0
+  probe "mapp run heat -- --weak-ranks 4 (strong)" -- "$m" run heat -- --weak-ranks 4
   # sweep
   probe "mapp sweep (no spec)" -- "$m" sweep
   probe "mapp sweep missing" -- "$m" sweep /nonexistent.yaml
   for spec in broken empty unknown-key zero-ranks negative-ranks escape-name no-app zero-reps no-variant no-size \
-              huge-ranks runs-scalar time-limit-negative time-limit-word retries-word retries-fraction; do
+              huge-ranks runs-scalar time-limit-negative time-limit-word retries-word retries-fraction \
+              weak-reference-yes weak-reference-one; do
     probe "mapp sweep $spec.yaml" -- "$m" sweep "$spec.yaml" --out sweeps
   done
   probe "mapp sweep --env missing" -- "$m" sweep zero-reps.yaml --env /nonexistent.yaml

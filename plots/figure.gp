@@ -13,4 +13,7 @@ set title '@TITLE@'
 set xlabel '@XLABEL@'
 set ylabel '@YLABEL@'
 @HOLLOW_NOTE@
-plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 title columnheader(1)@HOLLOW@
+# Each series' dash type: 2 (dashed) for a simulated series, 1 for measured.
+array DASH[@NSERIES@] = [@DASHES@]
+@DASH_NOTE@
+plot for [i=0:@NSERIES@-1] '@DATA@' index i using 1:2:3:4 with yerrorlines lt i+1 dt DASH[i+1] title columnheader(1)@HOLLOW@

@@ -84,6 +84,39 @@ static void hollow_free(hollow_layers *h) {
   free(h->overlay);
 }
 
+/* Series of simulated runs (their setting "simulated:ENV" is in the label)
+ * drawn dashed, so a prediction never reads as a measurement: DASHES is
+ * the gnuplot dash type of each series ("1,2,1"), and the note says what
+ * dashed means (empty when no series is simulated). */
+typedef struct {
+  char *dashes, *note;
+} dash_layers;
+
+/* labels: the first series' label field, the next `stride` bytes on. */
+static int dash_make(char *const *labels, size_t stride, size_t count, dash_layers *d) {
+  *d = (dash_layers){0};
+  size_t len = 2 * count + 2, used = 0;
+  bool any = false;
+  d->dashes = malloc(len);
+  if (!d->dashes) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  d->dashes[0] = '\0';
+  for (size_t i = 0; i < count; ++i) {
+    const char *label = *(char *const *)((const char *)labels + i * stride);
+    bool simulated = label && strstr(label, "simulated:");
+    any |= simulated;
+    used += (size_t)snprintf(d->dashes + used, len - used, "%s%d", i ? "," : "", simulated ? 2 : 1);
+  }
+  d->note = strdup(any ? "set label 997 'dashed: simulated (SimGrid SMPI): a prediction, not a measurement' "
+                         "at screen 0.99, screen 0.06 right font ',8' front"
+                       : "");
+  return d->note ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+static void dash_free(dash_layers *d) {
+  free(d->dashes);
+  free(d->note);
+}
+
 static bool set_oversubscribed(const plot_set *set) {
   for (size_t i = 0; i < set->nseries; ++i)
     for (size_t k = 0; k < set->series[i].npoints; ++k)
@@ -146,8 +179,12 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   if (status == MAPP_OK && !(q_title && q_data && q_fom && q_reference))
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   hollow_layers hollow = {0};
+  dash_layers dash = {0};
   if (status == MAPP_OK) status = hollow_make(set_oversubscribed(set), nseries, q_data, &hollow);
-  gnuplot_sub subs[] = {{"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
+  if (status == MAPP_OK)
+    status = dash_make(set->nseries ? &set->series[0].label : NULL, sizeof set->series[0], set->nseries, &dash);
+  gnuplot_sub subs[] = {{"DASHES", dash.dashes ? dash.dashes : "1"}, {"DASH_NOTE", dash.note ? dash.note : ""},
+                        {"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
                         {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", q_title ? q_title : ""},
                         {"DATA", q_data ? q_data : ""}, {"FOM", q_fom ? q_fom : ""},
                         {"REFERENCE", q_reference ? q_reference : ""}, {"HOLLOW_NOTE", hollow.note ? hollow.note : ""},
@@ -162,6 +199,7 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   free(q_fom);
   free(q_reference);
   hollow_free(&hollow);
+  dash_free(&dash);
   if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   free(figure);
   free(look);
@@ -245,8 +283,11 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   if (status == MAPP_OK && !(q_title && q_data && q_x && q_y)) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   const char *yaxis = f->logy ? "set logscale y 10\nset format y '%g'" : "set yrange [0:*]\nset format y '%.1s%c'";
   hollow_layers hollow = {0};
+  dash_layers dash = {0};
   if (status == MAPP_OK) status = hollow_make(data_oversubscribed(d), nseries, q_data, &hollow);
-  gnuplot_sub subs[] = {{"XMIN", "*"}, {"XMAX", "*"}, {"XTICS", "'' 1"}, {"XAXIS", xaxis ? xaxis : ""},
+  if (status == MAPP_OK) status = dash_make(d->count ? &d->series[0].label : NULL, sizeof d->series[0], d->count, &dash);
+  gnuplot_sub subs[] = {{"DASHES", dash.dashes ? dash.dashes : "1"}, {"DASH_NOTE", dash.note ? dash.note : ""},
+                        {"XMIN", "*"}, {"XMAX", "*"}, {"XTICS", "'' 1"}, {"XAXIS", xaxis ? xaxis : ""},
                         {"YAXIS", yaxis}, {"TITLE", q_title ? q_title : ""}, {"XLABEL", q_x ? q_x : ""},
                         {"YLABEL", q_y ? q_y : ""}, {"NSERIES", nseries}, {"DATA", q_data ? q_data : ""},
                         {"HOLLOW_NOTE", hollow.note ? hollow.note : ""}, {"HOLLOW", hollow.overlay ? hollow.overlay : ""},
@@ -264,6 +305,7 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   free(q_x);
   free(q_y);
   hollow_free(&hollow);
+  dash_free(&dash);
   free(xaxis);
   free(body);
   free(common);

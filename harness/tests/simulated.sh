@@ -3,8 +3,8 @@
 # 1,024-node fat tree) from the normal build's harness: the apps' --list
 # goes through the launcher, heat runs to 64 simulated ranks with answers
 # checked, records say "simulated": true with the platform and the real
-# seconds, their series are a setting of their own, and the report calls
-# them predictions. Bad input: more ranks than the platform's hosts, a
+# seconds, their series are a setting of their own, figures draw them
+# dashed, and the report calls them predictions. Bad input: more ranks than the platform's hosts, a
 # platform without simulated: true. Skips (77) without the simgrid build.
 . "$(dirname "$0")/lib.sh"
 SIM_BIN=$MAPP_SOURCE_DIR/build-sim/bin
@@ -41,6 +41,13 @@ expect_exit 0 "$MAPP" report res/sim
 grep -q "^| predictions | 4 of 4 runs simulated by SimGrid SMPI on envs/platforms/fattree-edr-1024.xml" res/sim/report.md ||
   fail "the report does not call the simulated runs predictions"
 grep -q "^| mpi \[simulated:sim-fattree\] | serial | 64 |" res/sim/report.md || fail "no simulated series in the heat table"
+# Figures draw a simulated series dashed, with a note saying it is a prediction.
+script=res/sim/plots/heat-weak-efficiency.gp
+[ -f "$script" ] || fail "no weak-efficiency script ($script)"
+grep -q '^array DASH\[1\] = \[2\]$' "$script" || fail "the simulated series is not dashed in $script"
+grep -q 'dt DASH\[i+1\]' "$script" || fail "$script draws no series with its dash type"
+grep -q "dashed: simulated (SimGrid SMPI): a prediction" "$script" || fail "$script lacks the note on dashed series"
+[ -s res/sim/plots/heat-weak-efficiency.svg ] || [ -s res/sim/plots/heat-weak-efficiency.png ] || fail "no weak-efficiency figure drawn"
 
 # Bad input: one line, exit 2.
 expect_one_error_line "$MAPP" run heat -n 2048 --env "$ENV"
