@@ -146,6 +146,13 @@ typedef struct {
   size_t arg_size;
   sg_copy_desc copy;
   sg_barrier *barrier;
+  /* Its place in the schedules: among ops whose predecessors are placed,
+   * the lowest phase goes first, then the lowest index (0 everywhere: the
+   * definition's order, where the edges allow). An op waiting on a
+   * precondition port parks its worker's whole schedule, so ops that feed
+   * other ranks must not sit behind it: give every op its (global)
+   * timestep, and each rank's schedules wait only on earlier timesteps. */
+  int phase;
 } sg_op_def;
 
 typedef struct {

@@ -91,6 +91,7 @@ static int copy_definition(sg_subgraph *sg, const sg_graph_def *def) {
     c->payload_off = bytes;
     bytes += sg_align16(c->payload_size);
     c->worker = o->affinity; /* resolved at compile */
+    c->phase = o->phase;
     c->patched_off = -1;
     char fallback[32];
     snprintf(fallback, sizeof fallback, "op#%d", i);

@@ -3,6 +3,7 @@
  * countdown counters (only where predecessors are on other workers or
  * behind precondition ports), the port lists, the payload patch image and
  * the layout of one instantiation's single allocation. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,21 +84,60 @@ static int build_csr(int n, const sg_edge_def *edges, int m, bool by_dst, int **
   return MAPP_OK;
 }
 
-/* Kahn's algorithm, ops in index order among the ready ones; a cycle is
+/* Among ready ops, does a go before b? The lower phase, then the lower
+ * index (sg_op_def.phase). A first-in first-out order instead let an op of
+ * a later timestep, waiting on another rank, overtake one of an earlier
+ * timestep that another rank waited on: each rank's worker parked on its
+ * own, and neither ever ran the other's input (a deadlock, seen with
+ * --copy-bytes, whose copies make the tasks' depths uneven). */
+static bool goes_first(const sg_subgraph *sg, int a, int b) {
+  int pa = sg->ops[a].phase, pb = sg->ops[b].phase;
+  return pa != pb ? pa < pb : a < b;
+}
+
+/* The ready ops: a binary heap, the one that goes first on top. */
+typedef struct {
+  int *v, n;
+} ready_heap;
+
+static void ready_push(const sg_subgraph *sg, ready_heap *h, int op) {
+  int i = h->n++;
+  for (; i > 0 && goes_first(sg, op, h->v[(i - 1) / 2]); i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
+  h->v[i] = op;
+}
+
+static int ready_pop(const sg_subgraph *sg, ready_heap *h) {
+  int top = h->v[0], last = h->v[--h->n], i = 0;
+  for (int c = 1; c < h->n; i = c, c = 2 * c + 1) {
+    if (c + 1 < h->n && goes_first(sg, h->v[c + 1], h->v[c])) ++c;
+    if (!goes_first(sg, h->v[c], last)) break;
+    h->v[i] = h->v[c];
+  }
+  if (h->n) h->v[i] = last;
+  return top;
+}
+
+/* Kahn's algorithm, the ready op that goes first each time; a cycle is
  * named by an op on it. */
 static int topological_order(sg_subgraph *sg, const int *sfirst, const int *slist, const int *pfirst,
                              const int *plist, int *order) {
-  int n = sg->nops, *indeg, head = 0, tail = 0;
+  int n = sg->nops, *indeg, tail = 0;
+  ready_heap ready = {0};
   MAPP_TRY(mapp_calloc((void **)&indeg, (size_t)n, sizeof(int), "in-degrees"));
+  int status = mapp_calloc((void **)&ready.v, (size_t)n, sizeof(int), "ready ops");
+  if (status != MAPP_OK) {
+    free(indeg);
+    return status;
+  }
   for (int v = 0; v < n; ++v) indeg[v] = pfirst[v + 1] - pfirst[v];
   for (int v = 0; v < n; ++v)
-    if (!indeg[v]) order[tail++] = v;
-  while (head < tail) {
-    int v = order[head++];
+    if (!indeg[v]) ready_push(sg, &ready, v);
+  while (ready.n) {
+    int v = order[tail++] = ready_pop(sg, &ready);
     for (int k = sfirst[v]; k < sfirst[v + 1]; ++k)
-      if (--indeg[slist[k]] == 0) order[tail++] = slist[k];
+      if (--indeg[slist[k]] == 0) ready_push(sg, &ready, slist[k]);
   }
-  int status = MAPP_OK;
+  free(ready.v);
   if (tail < n) {
     /* Walk back through unfinished predecessors: after n steps we are on a cycle. */
     int v = 0;

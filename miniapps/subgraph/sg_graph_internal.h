@@ -14,6 +14,7 @@ typedef struct {
   size_t payload_size, payload_off; /* in the template */
   long patched_off;                 /* in the instance's patched image, or -1 */
   int worker, counter;              /* counter: -1 when every predecessor is on this worker */
+  int phase;                        /* sg_op_def's: the schedules' order among ready ops */
   int first_xsucc, nxsucc;          /* counters to decrement after running (cross-worker successors) */
   int first_post, npost;            /* postcondition ports to trigger after running */
 } cop;

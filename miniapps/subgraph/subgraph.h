@@ -42,17 +42,33 @@ typedef struct tb_state {
   long first, count;     /* this rank's points */
   long ring_steps;        /* a power of two */
   long max_deps;          /* tb_max_deps(&cfg) */
-  tb_tag *ring;          /* ring[(t % ring_steps) * width + p] */
+  /* Every table is sized by this rank's points and the points it
+   * exchanges, never by the global width: under SimGrid every rank is a
+   * thread of one process, and width-sized tables grew as ranks squared
+   * (tb_halo.c). */
+  long nhalo, *halo;      /* points of other ranks this rank's tasks read (at some timestep), ascending */
+  long *readers_first, *readers; /* per own point (CSR): the points of other ranks that read it, ascending */
+  /* A ring row: dense, every point of [ring_lo, ring_lo + ring_width)
+   * where the own points and the halo are that compact (a point's column is
+   * q - ring_lo, as cheap to find as the global width's was); else the own
+   * points (ring_lo = first), then the halo's (found by a search). */
+  bool ring_dense;
+  long ring_lo, ring_width;
+  tb_tag *ring;           /* ring[(t % ring_steps) * ring_width + tb_slot(p)] */
   unsigned char *scratch; /* memory kernel: scratch_bytes per worker */
   long *dep_buf;          /* tb_max_deps per worker, and one for the host */
   atomic_long errors;
   atomic_int error_claimed;
   char first_error[256];
   double *sink;           /* per worker: keeps the kernels' results alive */
-  /* --copy-bytes: each point's output and input buffers, one per timestep
-   * parity; an input buffer has a slot per source point (the recorded graph
-   * may copy from a point that is a dependence of some instantiations only) */
+  /* --copy-bytes: each own point's output and input buffers, one per
+   * timestep parity; an input buffer has a slot per own point in the window
+   * it may copy from at some timestep, [copy_lo, copy_lo + span) (the
+   * recorded graph may copy from a point that is a dependence of some
+   * instantiations only); point pl's slots start at copy_at[pl], the span
+   * is (copy_at[pl + 1] - copy_at[pl]) / 2 */
   unsigned char *copy_out, *copy_in;
+  long *copy_lo, *copy_at;
   tb_comm *comm_state;    /* cross-rank dependences (NULL on one rank) */
   struct tb_graph *graph; /* the subgraph variant's recorded, compiled graph */
   /* phases measured by the variants (seconds) */
@@ -71,6 +87,23 @@ void tb_state_destroy(tb_state *st);
  * iterations). */
 void tb_state_reset(tb_state *st);
 int tb_owner(const tb_state *st, long p);
+
+/* The halo, the readers and the copy windows (tb_halo.c); freed by tb_state_destroy. */
+int tb_halo_create(tb_state *st);
+/* q's index in the halo, or -1 when no task of this rank reads it. */
+long tb_halo_index(const tb_state *st, long q);
+/* q's column in a ring row (see ring_dense); -1 when a row has none. */
+static inline long tb_slot(const tb_state *st, long q) {
+  long col = q - st->ring_lo;
+  if (st->ring_dense) return col >= 0 && col < st->ring_width ? col : -1;
+  if (col >= 0 && col < st->count) return col; /* an own point: ring_lo is first */
+  long h = tb_halo_index(st, q);
+  return h < 0 ? -1 : st->count + h;
+}
+/* (t, p)'s entry in the ring: p one of this rank's points or of its halo. */
+static inline tb_tag *tb_tag_at(const tb_state *st, long t, long p) {
+  return st->ring + (t & (st->ring_steps - 1)) * st->ring_width + tb_slot(st, p);
+}
 /* The failure of a run: errors seen by tasks, or a runtime contract violation. */
 int tb_state_status(tb_state *st);
 /* How many launches the host issues between its waits when a wait would
@@ -116,8 +149,10 @@ int tb_comm_send_after(tb_comm *c, long t, long p, sg_event ev);
 int tb_comm_wait(tb_comm *c, sg_event ev);
 /* All sends complete, receives cancelled, ranks agreed. */
 int tb_comm_end(tb_comm *c);
-/* Does (t, p) feed any point of another rank at t + 1? */
+/* Does (t, p) (p one of this rank's points) feed any point of another rank at t + 1? */
 bool tb_feeds_remote(const tb_state *st, long t, long p);
+/* Does q read p at timestep t? deps: tb_max_deps entries of scratch. */
+bool tb_reads(const tb_state *st, long t, long q, long p, long *deps);
 
 /* Wait on ev from the host (through the comm layer when there is one). */
 int tb_host_wait(tb_state *st, sg_event ev);

@@ -208,7 +208,7 @@ static int subgraph_digest(mapp_run *run, void *state, uint64_t *digest) {
   }
   const tb_state *st = r->st;
   long last = st->cfg.steps - 1;
-  const tb_tag *row = &st->ring[(last & (st->ring_steps - 1)) * st->cfg.width + st->first];
+  const tb_tag *row = tb_tag_at(st, last, st->first); /* the own points lead a ring row */
   mapp_digest_add(digest, row, sizeof(tb_tag) * (size_t)st->count);
   return MAPP_OK;
 }
@@ -223,7 +223,7 @@ static int subgraph_verify(mapp_run *run, void *state) {
   long local[2] = {atomic_load(&st->errors), 0}, global[2];
   long last = st->cfg.steps - 1; /* every point's last task ran and wrote its tag */
   for (long p = st->first; p < st->first + st->count; ++p) {
-    const tb_tag *tag = &st->ring[(last % st->ring_steps) * st->cfg.width + p];
+    const tb_tag *tag = tb_tag_at(st, last, p);
     local[1] += tag->t != last || tag->p != p;
   }
   MAPP_MPI(MPI_Allreduce(local, global, 2, MPI_LONG, MPI_SUM, run->mpi.comm));
@@ -412,8 +412,7 @@ static int subgraph_write(mapp_run *run, void *state, const char *path) {
   double *values;
   MAPP_TRY(mapp_alloc((void **)&values, sizeof(double) * (size_t)(count + 1), "the answer"));
   for (long i = 0; i < count; ++i)
-    values[i] = r->cuda ? r->cuda_values[i]
-                        : r->st->ring[((cfg->steps - 1) & (r->st->ring_steps - 1)) * cfg->width + first + i].v;
+    values[i] = r->cuda ? r->cuda_values[i] : tb_tag_at(r->st, cfg->steps - 1, first + i)->v;
   mapp_h5_slab slab = {.ndims = 1, .global_dims = {cfg->width}, .first = first, .count = count, .stride = 1};
   hid_t file;
   int status = mapp_h5_create(run->mpi.comm, path, &file);

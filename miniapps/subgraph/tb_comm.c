@@ -39,10 +39,12 @@ typedef struct {
 struct tb_comm {
   tb_state *st;
   int tag;
-  /* expected arrivals: ghost events per ring slot */
+  /* expected arrivals: ghost events per halo slot, (t % ring_steps) * nhalo
+   * + the point's halo index (only halo points ever arrive) */
+  long slots;
   sg_event *ghost_ev;
   int64_t *ghost_t; /* the timestep the slot's event waits for, or -1 */
-  early **early;    /* arrived before expected, per ring slot */
+  early **early;    /* arrived before expected, per halo slot */
   /* receives */
   MPI_Request recv_req[TB_RECVS];
   tb_tag recv_buf[TB_RECVS];
@@ -59,10 +61,11 @@ int tb_comm_create(tb_state *st, tb_comm **out) {
   MAPP_TRY(mapp_calloc((void **)&c, 1, sizeof *c, "the comm state"));
   *out = c;
   c->st = st;
-  long slots = st->ring_steps * st->cfg.width;
-  MAPP_TRY(mapp_calloc((void **)&c->ghost_ev, (size_t)slots, sizeof(sg_event), "ghost events"));
-  MAPP_TRY(mapp_calloc((void **)&c->ghost_t, (size_t)slots, sizeof(int64_t), "ghost steps"));
-  MAPP_TRY(mapp_calloc((void **)&c->early, (size_t)slots, sizeof(early *), "early arrivals"));
+  c->slots = st->ring_steps * st->nhalo;
+  size_t slots = (size_t)c->slots + 1; /* + 1: a rank that reads no other rank's points still allocates */
+  MAPP_TRY(mapp_calloc((void **)&c->ghost_ev, slots, sizeof(sg_event), "ghost events"));
+  MAPP_TRY(mapp_calloc((void **)&c->ghost_t, slots, sizeof(int64_t), "ghost steps"));
+  MAPP_TRY(mapp_calloc((void **)&c->early, slots, sizeof(early *), "early arrivals"));
   pthread_mutex_init(&c->lock, NULL);
   for (int i = 0; i < TB_RECVS; ++i) c->recv_req[i] = MPI_REQUEST_NULL;
   return MAPP_OK;
@@ -70,8 +73,7 @@ int tb_comm_create(tb_state *st, tb_comm **out) {
 
 void tb_comm_destroy(tb_comm *c) {
   if (!c) return;
-  long slots = c->st->ring_steps * c->st->cfg.width;
-  for (long i = 0; i < slots; ++i)
+  for (long i = 0; c->early && i < c->slots; ++i)
     for (early *e = c->early[i], *n; e; e = n) n = e->next, free(e);
   free(c->early);
   free(c->ghost_ev);
@@ -82,8 +84,7 @@ void tb_comm_destroy(tb_comm *c) {
 }
 
 int tb_comm_begin(tb_comm *c) {
-  long slots = c->st->ring_steps * c->st->cfg.width;
-  for (long i = 0; i < slots; ++i) c->ghost_t[i] = -1, c->ghost_ev[i] = SG_NO_EVENT;
+  for (long i = 0; i < c->slots; ++i) c->ghost_t[i] = -1, c->ghost_ev[i] = SG_NO_EVENT;
   c->tag = TB_TAG_BASE + (int)(c->run++ % 1000); /* a run's messages never match another's */
   for (int i = 0; i < TB_RECVS; ++i)
     MAPP_MPI(MPI_Irecv(&c->recv_buf[i], (int)sizeof(tb_tag), MPI_BYTE, MPI_ANY_SOURCE, c->tag, c->st->comm,
@@ -91,29 +92,43 @@ int tb_comm_begin(tb_comm *c) {
   return MAPP_OK;
 }
 
-static void arrived(tb_comm *c, tb_tag msg) {
+/* (t, q)'s slot in the message tables; q must be in the halo (a message
+ * for another point was not sent to this rank's readers). */
+static int ghost_slot(const tb_comm *c, long t, long q, long *slot) {
+  long h = tb_halo_index(c->st, q);
+  if (h < 0 || t < 0)
+    return mapp_fail(MAPP_ERR_SYSTEM, "rank %d: (t=%ld, p=%ld) is not an input of any of its points", c->st->rank, t,
+                     q);
+  *slot = (t & (c->st->ring_steps - 1)) * c->st->nhalo + h;
+  return MAPP_OK;
+}
+
+static int arrived(tb_comm *c, tb_tag msg) {
   tb_state *st = c->st;
-  long slot = (msg.t % st->ring_steps) * st->cfg.width + msg.p;
+  long slot = 0;
+  MAPP_TRY(ghost_slot(c, msg.t, msg.p, &slot));
   if (c->ghost_t[slot] == msg.t) { /* expected: deliver and release its readers */
-    st->ring[slot] = msg;
+    *tb_tag_at(st, msg.t, msg.p) = msg;
     sg_event ev = c->ghost_ev[slot];
     c->ghost_ev[slot] = SG_NO_EVENT; /* delivered: later readers of (t, q) need not wait */
     sg_event_trigger(st->rt, ev);
-    return;
+    return MAPP_OK;
   }
   early *e = malloc(sizeof *e); /* its slot may still be read: park it */
-  if (!e) abort();              /* a 16-byte allocation on the progress path */
+  if (!e) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory parking an early message");
   e->msg = msg, e->next = c->early[slot], c->early[slot] = e;
+  return MAPP_OK;
 }
 
 int tb_comm_expect(tb_comm *c, long t, long q, sg_event *ev) {
   tb_state *st = c->st;
-  long slot = (t % st->ring_steps) * st->cfg.width + q;
+  long slot = 0;
+  MAPP_TRY(ghost_slot(c, t, q, &slot));
   for (early **e = &c->early[slot]; *e; e = &(*e)->next)
     if ((*e)->msg.t == t) {
       early *hit = *e;
       *e = hit->next;
-      st->ring[slot] = hit->msg;
+      *tb_tag_at(st, t, q) = hit->msg;
       free(hit);
       c->ghost_t[slot] = t, c->ghost_ev[slot] = SG_NO_EVENT; /* delivered, for its other readers */
       *ev = SG_NO_EVENT;
@@ -134,8 +149,7 @@ static void send_fired(sg_waiter *self, sg_runtime *rt) {
   send_node *n = (send_node *)self;
   /* The output, read on the thread that just triggered it (waiters run in
    * registration order, so before the chunk's close lets the slot be reused). */
-  tb_state *st = n->c->st;
-  n->tag = st->ring[(n->tag.t & (st->ring_steps - 1)) * st->cfg.width + n->tag.p];
+  n->tag = *tb_tag_at(n->c->st, n->tag.t, n->tag.p);
   pthread_mutex_lock(&n->c->lock);
   n->next = n->c->ready;
   n->c->ready = n;
@@ -173,21 +187,22 @@ static int progress(tb_comm *c) {
   send_node *ready = c->ready;
   c->ready = NULL;
   pthread_mutex_unlock(&c->lock);
-  /* Ranks whose points read (t, p) at t + 1. */
+  /* Ranks whose points read (t, p) at t + 1: among p's readers (tb_halo.c). */
+  long *deps = st->dep_buf + (long)st->cfg.workers * st->max_deps; /* the host's buffer */
   for (send_node *n = ready, *next; n; n = next) {
     next = n->next;
-    long *deps = st->dep_buf + (long)st->cfg.workers * tb_max_deps(&st->cfg);
+    long pl = n->tag.p - st->first;
     int last = -1;
-    for (long q = 0; q < st->cfg.width; ++q) {
+    for (long i = st->readers_first[pl]; i < st->readers_first[pl + 1]; ++i) {
+      long q = st->readers[i];
       int r = tb_owner(st, q);
-      if (r == st->rank || r == last) continue;
-      int nd = tb_deps(&st->cfg, n->tag.t + 1, q, deps);
-      for (int i = 0; i < nd; ++i)
-        if (deps[i] == n->tag.p) {
-          MAPP_TRY(post_send(c, r, n->tag));
-          last = r; /* points are in rank order: skip the rest of this rank */
-          break;
-        }
+      if (r == last || !tb_reads(st, n->tag.t + 1, q, n->tag.p, deps)) continue;
+      int status = post_send(c, r, n->tag);
+      if (status != MAPP_OK) { /* the rest of the list, still ours, goes too */
+        for (send_node *m = n; m; m = next) next = m->next, free(m);
+        return status;
+      }
+      last = r; /* readers ascend, so a rank's are together: skip the rest of this rank */
     }
     free(n);
   }
@@ -204,7 +219,7 @@ static int progress(tb_comm *c) {
     int index = MPI_UNDEFINED, flag = 0;
     MAPP_MPI(MPI_Testany(TB_RECVS, c->recv_req, &index, &flag, MPI_STATUS_IGNORE));
     if (!flag || index == MPI_UNDEFINED) break;
-    arrived(c, c->recv_buf[index]);
+    MAPP_TRY(arrived(c, c->recv_buf[index]));
     MAPP_MPI(MPI_Irecv(&c->recv_buf[index], (int)sizeof(tb_tag), MPI_BYTE, MPI_ANY_SOURCE, c->tag, st->comm,
                        &c->recv_req[index]));
   }

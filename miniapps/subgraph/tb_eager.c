@@ -29,18 +29,20 @@ static void eager_task(const void *args, size_t size, const sg_task_ctx *ctx) {
   tb_run_task(a->st, a->t, a->p, ctx->worker);
 }
 
+/* Every table is sized by this rank's points (C of them from first), not
+ * by the width: a rank launches only its own points' tasks and copies. */
 typedef struct {
   tb_state *st;
-  long W, R, S;
-  sg_event *ev;            /* task events per ring slot */
-  unsigned char *consumed; /* within the chunk: read by a later task of it */
+  long first, C, R, S;
+  sg_event *ev;            /* task events per ring step and own point */
+  unsigned char *consumed; /* within the chunk, per step and own point: read by a later task of it */
   sg_event *pre;
   sg_event *sinks; /* per chunk in flight (chunk % run_ahead), sink_cap each */
   long *nsinks, sink_cap;
   sg_event *cur_sinks; /* the launching chunk's */
   long *cur_nsinks;
   /* --copy-bytes: the copies launched in this step by source point, and
-   * per point the event of the copies of the previous step that read it */
+   * per own point the event of the copies of the previous step that read it */
   sg_event *step_copies, *readers_prev;
   long *step_sources, nstep_copies;
   /* --break-dependence: (0, q0) is launched after (1, pc), which skips it */
@@ -48,13 +50,18 @@ typedef struct {
   int deferred;
 } eager_run;
 
+/* The event of own point p's task at t. */
+static inline sg_event *task_ev(const eager_run *e, long t, long p) {
+  return &e->ev[(t % e->R) * e->C + (p - e->first)];
+}
+
 /* (t, p)'s copy from q (--copy-bytes): after (t - 1, q) wrote the source
  * and (t - 1, p) (after the slot's last reader, (t - 2, p)). */
 static int launch_copy(eager_run *e, long t, long p, long q, sg_event *done) {
   tb_state *st = e->st;
   sg_copy_desc c = {.dst = tb_copy_in(st, t, p, q), .src = tb_copy_out(st, t - 1, q),
                     .row_bytes = (size_t)st->cfg.copy_bytes, .rows = 1};
-  sg_event pre[2] = {e->ev[((t - 1) % e->R) * e->W + q], e->ev[((t - 1) % e->R) * e->W + p]};
+  sg_event pre[2] = {*task_ev(e, t - 1, q), *task_ev(e, t - 1, p)};
   MAPP_TRY(sg_launch_copy(st->rt, &c, pre, 2, done));
   e->step_sources[e->nstep_copies] = q;
   e->step_copies[e->nstep_copies++] = *done;
@@ -67,8 +74,8 @@ static int copy_preconditions(eager_run *e, long t, long p, const long *deps, in
   if (t == 0) return MAPP_OK;
   for (int i = 0; i < n; ++i)
     if (tb_copies_from(e->st, p, deps[i])) MAPP_TRY(launch_copy(e, t, p, deps[i], &e->pre[(*npre)++]));
-  e->pre[(*npre)++] = e->ev[((t - 1) % e->R) * e->W + p];
-  e->pre[(*npre)++] = e->readers_prev[p];
+  e->pre[(*npre)++] = *task_ev(e, t - 1, p);
+  e->pre[(*npre)++] = e->readers_prev[p - e->first];
   return MAPP_OK;
 }
 
@@ -81,8 +88,9 @@ static int close_step_copies(eager_run *e) {
     int n = 0;
     for (long i = 0; i < e->nstep_copies; ++i)
       if (e->step_sources[i] == q) group[n++] = e->step_copies[i];
-    if (n <= 1) e->readers_prev[q] = n ? group[0] : SG_NO_EVENT;
-    else MAPP_TRY(sg_event_merge(st->rt, group, n, &e->readers_prev[q]));
+    sg_event *readers = &e->readers_prev[q - e->first];
+    if (n <= 1) *readers = n ? group[0] : SG_NO_EVENT;
+    else MAPP_TRY(sg_event_merge(st->rt, group, n, readers));
   }
   e->nstep_copies = 0;
   return MAPP_OK;
@@ -96,15 +104,15 @@ static int launch_one(eager_run *e, long k, long t, long p, bool skip_q0) {
     long q = deps[i];
     if (skip_q0 && q == e->q0) continue;
     if (q >= st->first && q < st->first + st->count) {
-      e->pre[npre++] = e->ev[((t - 1) % e->R) * e->W + q];
-      if (t - 1 >= k * e->S) e->consumed[(t - 1 - k * e->S) * e->W + q] = 1;
+      e->pre[npre++] = *task_ev(e, t - 1, q);
+      if (t - 1 >= k * e->S) e->consumed[(t - 1 - k * e->S) * e->C + (q - e->first)] = 1;
     } else {
       MAPP_TRY(tb_comm_expect(st->comm_state, t - 1, q, &e->pre[npre++]));
     }
   }
   if (st->cfg.copy_bytes) MAPP_TRY(copy_preconditions(e, t, p, deps, n, &npre));
   eager_args a = {st, t, p};
-  sg_event *done = &e->ev[(t % e->R) * e->W + p];
+  sg_event *done = task_ev(e, t, p);
   MAPP_TRY(sg_launch_task(st->rt, "task", eager_task, &a, sizeof a, e->pre, npre, done));
   if (st->comm_state) MAPP_TRY(tb_comm_send_after(st->comm_state, t, p, *done));
   return MAPP_OK;
@@ -113,7 +121,7 @@ static int launch_one(eager_run *e, long k, long t, long p, bool skip_q0) {
 /* The reversed edge: (0, q0) waits for (1, pc), which reads it. */
 static int launch_deferred(eager_run *e) {
   eager_args a = {e->st, 0, e->q0};
-  sg_event after = e->ev[(1 % e->R) * e->W + e->pc], *done = &e->ev[e->q0];
+  sg_event after = *task_ev(e, 1, e->pc), *done = task_ev(e, 0, e->q0);
   MAPP_TRY(sg_launch_task(e->st->rt, "task", eager_task, &a, sizeof a, &after, 1, done));
   e->cur_sinks[(*e->cur_nsinks)++] = *done;
   e->deferred = 0;
@@ -122,7 +130,7 @@ static int launch_deferred(eager_run *e) {
 
 static int launch_chunk(eager_run *e, long k) {
   tb_state *st = e->st;
-  memset(e->consumed, 0, (size_t)(e->S * e->W));
+  memset(e->consumed, 0, (size_t)(e->S * e->C));
   long slot = k % st->cfg.run_ahead;
   e->cur_sinks = e->sinks + slot * e->sink_cap, e->cur_nsinks = &e->nsinks[slot];
   *e->cur_nsinks = 0;
@@ -138,8 +146,8 @@ static int launch_chunk(eager_run *e, long k) {
   /* The chunk is done when the tasks nothing in it reads are. */
   for (long s = 0; s < e->S; ++s)
     for (long p = st->first; p < st->first + st->count; ++p)
-      if (!e->consumed[s * e->W + p])
-        e->cur_sinks[(*e->cur_nsinks)++] = e->ev[((k * e->S + s) % e->R) * e->W + p];
+      if (!e->consumed[s * e->C + (p - e->first)])
+        e->cur_sinks[(*e->cur_nsinks)++] = *task_ev(e, k * e->S + s, p);
   return MAPP_OK;
 }
 
@@ -153,19 +161,21 @@ static int wait_chunk(eager_run *e, long k) {
 }
 
 static int eager_setup(tb_state *st, eager_run *e) {
-  e->st = st, e->W = st->cfg.width, e->R = st->ring_steps, e->S = st->cfg.graph_steps;
-  MAPP_TRY(mapp_calloc((void **)&e->ev, (size_t)(e->R * e->W), sizeof(sg_event), "task events"));
-  MAPP_TRY(mapp_calloc((void **)&e->consumed, (size_t)(e->S * e->W), 1, "consumed flags"));
-  /* its dependences, its copies, (t - 1, p), its output's readers; or a step's copies of one source */
-  size_t npre = (size_t)(2 * tb_max_deps(&st->cfg) + 2), per_step = (size_t)(e->W * tb_max_deps(&st->cfg));
+  e->st = st, e->first = st->first, e->C = st->count, e->R = st->ring_steps, e->S = st->cfg.graph_steps;
+  MAPP_TRY(mapp_calloc((void **)&e->ev, (size_t)(e->R * e->C), sizeof(sg_event), "task events"));
+  MAPP_TRY(mapp_calloc((void **)&e->consumed, (size_t)(e->S * e->C), 1, "consumed flags"));
+  /* its dependences, its copies, (t - 1, p), its output's readers; or a
+   * step's copies (each own point's from the other own points it reads) */
+  long copies_each = st->max_deps < e->C ? st->max_deps : e->C;
+  size_t npre = (size_t)(2 * st->max_deps + 2), per_step = (size_t)(e->C * copies_each);
   MAPP_TRY(mapp_calloc((void **)&e->pre, npre > per_step ? npre : per_step, sizeof(sg_event), "preconditions"));
   if (st->cfg.copy_bytes) {
     MAPP_TRY(mapp_calloc((void **)&e->step_copies, per_step, sizeof(sg_event), "a step's copies"));
     MAPP_TRY(mapp_calloc((void **)&e->step_sources, per_step, sizeof(long), "a step's copies"));
-    MAPP_TRY(mapp_calloc((void **)&e->readers_prev, (size_t)e->W, sizeof(sg_event), "copy readers"));
+    MAPP_TRY(mapp_calloc((void **)&e->readers_prev, (size_t)e->C, sizeof(sg_event), "copy readers"));
   }
   long D = st->cfg.run_ahead;
-  e->sink_cap = e->S * e->W + 1;
+  e->sink_cap = e->S * e->C + 1;
   MAPP_TRY(mapp_calloc((void **)&e->sinks, (size_t)(D * e->sink_cap), sizeof(sg_event), "sinks"));
   MAPP_TRY(mapp_calloc((void **)&e->nsinks, (size_t)D, sizeof(long), "sink counts"));
   if (st->cfg.break_dependence && st->cfg.steps >= 2) {

@@ -95,9 +95,12 @@ typedef struct {
   sg_port_edge *pre_edges, *post_edges;
   sg_interp_def *interps;
   int nedges, npre_edges, npost_edges, cap_edges, cap_pre, ninterps, nops;
-  unsigned char *mark; /* per op x point: dependence recorded */
+  /* By a point's column in a ring row (tb_slot: the own points and the
+   * halo), L = ring_width of them, not by the width. */
+  long L;
+  unsigned char *mark; /* per task op x column: dependence recorded */
   int *post_of;        /* op -> its postcondition port, or -1 */
-  int *pre_of;         /* (s, q) -> pre port or -1 */
+  int *pre_of;         /* (s, column of q) -> pre port or -1 */
 } recorder;
 
 static int grow(void **arr, int *cap, int need, size_t size) {
@@ -127,8 +130,8 @@ static int add_port_edge(recorder *r, int port, int op) {
 /* op reads (s - 1, q) from before this instantiation: one port per (s, q),
  * fed by the previous instantiation's last step (q local) or a message. */
 static int add_pre_edge(tb_state *st, struct tb_graph *g, recorder *r, int s, long q, int op) {
-  long W = st->cfg.width, C = st->count, S = st->cfg.graph_steps;
-  int *port = &r->pre_of[(long)s * W + q];
+  long C = st->count, S = st->cfg.graph_steps;
+  int *port = &r->pre_of[(long)s * r->L + tb_slot(st, q)];
   if (*port < 0) {
     bool local = q >= st->first && q < st->first + C;
     pre_port pp = {.s = s, .q = q, .local = local, .src_op = local ? (int)((S - 1) * C + (q - st->first)) : -1};
@@ -146,7 +149,7 @@ static int add_edge(recorder *r, int src, int dst) {
 /* Edges and precondition ports: the union of deps over the sampled chunks. */
 static int record_dependences(tb_state *st, struct tb_graph *g, recorder *r) {
   const tb_config *cfg = &st->cfg;
-  long S = cfg->graph_steps, W = cfg->width, C = st->count, k0, k1;
+  long S = cfg->graph_steps, C = st->count, k0, k1;
   long *deps = st->dep_buf + (long)cfg->workers * tb_max_deps(cfg);
   chunk_sample(cfg, &k0, &k1);
   for (long k = k0; k < k1; ++k)
@@ -155,8 +158,13 @@ static int record_dependences(tb_state *st, struct tb_graph *g, recorder *r) {
         int op = (int)(s * C + pl), n = tb_deps(cfg, k * S + s, st->first + pl, deps);
         for (int i = 0; i < n; ++i) {
           long q = deps[i];
-          if (r->mark[(long)op * W + q]) continue;
-          r->mark[(long)op * W + q] = 1;
+          long slot = tb_slot(st, q);
+          if (slot < 0) /* the halo covers every timestep's dependences: a pattern it does not know */
+            return mapp_fail(MAPP_ERR_SYSTEM, "(%ld, %ld) reads point %ld, outside rank %d's halo", k * S + s,
+                             st->first + pl, q, st->rank);
+          unsigned char *mark = &r->mark[(long)op * r->L + slot];
+          if (*mark) continue;
+          *mark = 1;
           bool local = q >= st->first && q < st->first + C;
           if (local && s > 0) {
             MAPP_TRY(add_edge(r, (int)((s - 1) * C + (q - st->first)), op));
@@ -226,10 +234,13 @@ static int record_ops(tb_state *st, recorder *r) {
     for (long pl = 0; pl < C; ++pl) {
       long op = s * C + pl;
       r->args[op] = (graph_args){.st = st, .s = (int32_t)s, .p = (int32_t)(st->first + pl), .base_t = 0};
-      /* points in blocks per worker: neighbours share a worker, few edges cross */
+      /* points in blocks per worker: neighbours share a worker, few edges
+       * cross; scheduled step by step, as every rank's, so that no rank
+       * parks on a later step's input ahead of an earlier step's output
+       * another rank waits for (sg_op_def.phase) */
       r->ops[op] = (sg_op_def){.name = "task", .kind = SG_OP_TASK, .affinity = (int)(pl * cfg->workers / C),
                                .fn = cfg->interpolate ? task_interpolated : task_from_instance,
-                               .args = &r->args[op], .arg_size = sizeof(graph_args)};
+                               .args = &r->args[op], .arg_size = sizeof(graph_args), .phase = (int)s};
       if (cfg->interpolate)
         r->interps[op] = (sg_interp_def){.arg_offset = 0, .size = sizeof(int64_t), .op = (int)op,
                                          .op_offset = offsetof(graph_args, base_t)};
@@ -245,7 +256,8 @@ static int add_copy(tb_state *st, struct tb_graph *g, recorder *r, int s, long p
   g->copies[c] = (copy_op){.s = s, .p = p, .q = q};
   r->ops[op] = (sg_op_def){.name = "copy", .kind = SG_OP_COPY, .affinity = r->ops[task].affinity,
                            .copy = {.dst = tb_copy_in(st, s, p, q), .src = tb_copy_out(st, s - 1, q),
-                                    .row_bytes = (size_t)st->cfg.copy_bytes, .rows = 1}};
+                                    .row_bytes = (size_t)st->cfg.copy_bytes, .rows = 1},
+                           .phase = s};
   if (s > 0) {
     MAPP_TRY(add_edge(r, (int)((s - 1) * C + (q - st->first)), op));
     MAPP_TRY(add_edge(r, (int)((s - 1) * C + pl), op));
@@ -264,9 +276,10 @@ static int add_copy(tb_state *st, struct tb_graph *g, recorder *r, int s, long p
 /* --copy-bytes: a copy op per recorded dependence on another local point,
  * and (s - 1, p) before (s, p). */
 static int record_copies(tb_state *st, struct tb_graph *g, recorder *r) {
-  long S = st->cfg.graph_steps, W = st->cfg.width, C = st->count, n = 0;
+  /* the own points' marks: C adjacent columns from the first's */
+  long S = st->cfg.graph_steps, C = st->count, n = 0, own = tb_slot(st, st->first);
   for (long op = 0; op < S * C; ++op)
-    for (long q = st->first; q < st->first + C; ++q) n += r->mark[op * W + q] && q != st->first + op % C;
+    for (long ql = 0; ql < C; ++ql) n += r->mark[op * r->L + own + ql] && ql != op % C;
   sg_op_def *ops = realloc(r->ops, sizeof *ops * (size_t)(S * C + n + 1));
   if (!ops) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording %ld copies", n);
   r->ops = ops;
@@ -274,8 +287,9 @@ static int record_copies(tb_state *st, struct tb_graph *g, recorder *r) {
   for (long s = 0; s < S; ++s)
     for (long pl = 0; pl < C; ++pl) {
       long p = st->first + pl;
-      for (long q = st->first; q < st->first + C; ++q)
-        if (q != p && r->mark[(s * C + pl) * W + q]) MAPP_TRY(add_copy(st, g, r, (int)s, pl, q));
+      for (long ql = 0; ql < C; ++ql)
+        if (ql != pl && r->mark[(s * C + pl) * r->L + own + ql])
+          MAPP_TRY(add_copy(st, g, r, (int)s, pl, st->first + ql));
       if (s > 0) MAPP_TRY(add_edge(r, (int)((s - 1) * C + pl), (int)(s * C + pl)));
       else MAPP_TRY(add_pre_edge(st, g, r, 0, p, (int)pl));
     }
@@ -327,10 +341,11 @@ static int build_consumers(struct tb_graph *g, const recorder *r) {
 
 static int record_and_compile(tb_state *st, struct tb_graph *g, recorder *r) {
   const tb_config *cfg = &st->cfg;
-  long S = cfg->graph_steps, W = cfg->width, C = st->count;
-  MAPP_TRY(mapp_calloc((void **)&r->mark, (size_t)(S * C * W), 1, "dependence marks"));
-  MAPP_TRY(mapp_alloc((void **)&r->pre_of, sizeof(int) * (size_t)(S * W), "port map"));
-  for (long i = 0; i < S * W; ++i) r->pre_of[i] = -1;
+  long S = cfg->graph_steps, C = st->count;
+  r->L = st->ring_width;
+  MAPP_TRY(mapp_calloc((void **)&r->mark, (size_t)(S * C * r->L), 1, "dependence marks"));
+  MAPP_TRY(mapp_alloc((void **)&r->pre_of, sizeof(int) * (size_t)(S * r->L), "port map"));
+  for (long i = 0; i < S * r->L; ++i) r->pre_of[i] = -1;
   MAPP_TRY(record_ops(st, r));
   g->ntasks = r->nops;
   MAPP_TRY(record_dependences(st, g, r));

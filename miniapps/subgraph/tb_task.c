@@ -62,16 +62,16 @@ int tb_owner(const tb_state *st, long p) {
 }
 
 void tb_state_reset(tb_state *st) {
-  long n = st->ring_steps * st->cfg.width;
+  long n = st->ring_steps * st->ring_width;
   for (long i = 0; i < n; ++i) st->ring[i] = (tb_tag){-1, -1, 0.0};
   atomic_store(&st->errors, 0);
   atomic_store(&st->error_claimed, 0);
   st->first_error[0] = 0;
   st->instantiations = 0;
   /* a copy left by the previous run would pass a reader whose copy op never ran */
-  size_t width = (size_t)st->cfg.width, bytes = (size_t)st->cfg.copy_bytes;
-  if (st->copy_in) memset(st->copy_in, 0, width * 2 * width * bytes);
-  if (st->copy_out) memset(st->copy_out, 0, width * 2 * bytes);
+  size_t count = (size_t)st->count, bytes = (size_t)st->cfg.copy_bytes;
+  if (st->copy_in) memset(st->copy_in, 0, (size_t)st->copy_at[count] * bytes);
+  if (st->copy_out) memset(st->copy_out, 0, count * 2 * bytes);
 }
 
 /* Workers pinned to distinct CPUs: this rank's share of the CPUs it may
@@ -103,13 +103,13 @@ static int choose_cpus(tb_state *st) {
 
 long tb_wait_batch(const tb_state *st, long natural) { return st->host_runs ? 1 : natural; }
 
-/* --copy-bytes: per point and timestep parity, an output buffer and an
- * input buffer of one slot per source point (width x width x 2 slots). */
+/* --copy-bytes: per own point and timestep parity, an output buffer and an
+ * input buffer of one slot per point of its copy window (tb_halo.c). */
 static int alloc_copy_buffers(tb_state *st) {
-  size_t slots, in_bytes, out_bytes, width = (size_t)st->cfg.width, bytes = (size_t)st->cfg.copy_bytes;
-  MAPP_TRY(mapp_size_mul(width * 2, width, &slots, "--copy-bytes: the input slots"));
+  size_t in_bytes, out_bytes, count = (size_t)st->count, bytes = (size_t)st->cfg.copy_bytes;
+  size_t slots = (size_t)st->copy_at[count] + 1; /* + 1: a rank that copies nothing still allocates */
   MAPP_TRY(mapp_size_mul(slots, bytes, &in_bytes, "--copy-bytes: the input buffers"));
-  MAPP_TRY(mapp_size_mul(width * 2, bytes, &out_bytes, "--copy-bytes: the output buffers"));
+  MAPP_TRY(mapp_size_mul(count * 2, bytes, &out_bytes, "--copy-bytes: the output buffers"));
   MAPP_TRY(mapp_alloc((void **)&st->copy_in, in_bytes, "--copy-bytes: the input buffers"));
   MAPP_TRY(mapp_alloc((void **)&st->copy_out, out_bytes, "--copy-bytes: the output buffers"));
   /* zeroed, so touched once before the first timesteps, by tb_state_reset */
@@ -117,11 +117,13 @@ static int alloc_copy_buffers(tb_state *st) {
 }
 
 unsigned char *tb_copy_out(const tb_state *st, long t, long p) {
-  return st->copy_out + (size_t)(p * 2 + (t & 1)) * (size_t)st->cfg.copy_bytes;
+  return st->copy_out + (size_t)((p - st->first) * 2 + (t & 1)) * (size_t)st->cfg.copy_bytes;
 }
 
 unsigned char *tb_copy_in(const tb_state *st, long t, long p, long q) {
-  return st->copy_in + ((size_t)(p * 2 + (t & 1)) * (size_t)st->cfg.width + (size_t)q) * (size_t)st->cfg.copy_bytes;
+  long pl = p - st->first, span = (st->copy_at[pl + 1] - st->copy_at[pl]) / 2;
+  long slot = st->copy_at[pl] + (t & 1) * span + (q - st->copy_lo[pl]);
+  return st->copy_in + (size_t)slot * (size_t)st->cfg.copy_bytes;
 }
 
 int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
@@ -139,11 +141,13 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   st->ring_steps = 1; /* a power of two: slots by mask in the task */
   while (st->ring_steps < (cfg->run_ahead + 1) * cfg->graph_steps + 2) st->ring_steps *= 2;
   st->max_deps = tb_max_deps(cfg);
-  MAPP_TRY(mapp_alloc((void **)&st->ring, sizeof(tb_tag) * (size_t)(st->ring_steps * cfg->width), "the tag ring"));
-  if (cfg->kernel == TB_KERNEL_MEMORY)
-    MAPP_TRY(mapp_calloc((void **)&st->scratch, (size_t)cfg->workers, (size_t)cfg->scratch_bytes, "scratch"));
   MAPP_TRY(mapp_calloc((void **)&st->dep_buf, (size_t)(cfg->workers + 1), sizeof(long) * (size_t)tb_max_deps(cfg),
                        "dependence buffers"));
+  MAPP_TRY(tb_halo_create(st)); /* the ring's width: the own points and the halo */
+  MAPP_TRY(mapp_calloc((void **)&st->ring, (size_t)st->ring_steps, sizeof(tb_tag) * (size_t)st->ring_width,
+                       "the tag ring"));
+  if (cfg->kernel == TB_KERNEL_MEMORY)
+    MAPP_TRY(mapp_calloc((void **)&st->scratch, (size_t)cfg->workers, (size_t)cfg->scratch_bytes, "scratch"));
   MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
@@ -167,6 +171,11 @@ void tb_state_destroy(tb_state *st) {
   free(st->sink);
   free(st->copy_in);
   free(st->copy_out);
+  free(st->copy_lo);
+  free(st->copy_at);
+  free(st->halo);
+  free(st->readers_first);
+  free(st->readers);
   free(st);
 }
 
@@ -256,31 +265,42 @@ void tb_kernel_run(tb_state *st, int worker) {
   st->sink[worker * 8] += r; /* per worker, a cache line apart */
 }
 
+/* Input q of (t, p) found at in: its tag checked, its value added. */
+static inline void take_input(tb_state *st, long t, long p, long q, const tb_tag *in, double *sum) {
+  if (in->t != t - 1 || in->p != q) record_error(st, t, p, q, in);
+  *sum += in->v;
+}
+
+/* The sum of (t - 1, deps[0..n))'s values, each input's tag checked. A
+ * dense ring row is indexed by the point itself (from the row's start less
+ * ring_lo), so the layout costs a task nothing where it is dense; else an
+ * own point is one compare away and a halo point a search. A point outside
+ * the halo reads as never delivered, so its tag check fails. */
+static double sum_inputs(tb_state *st, long t, long p, const long *deps, int n) {
+  static const tb_tag unread = {-1, -1, 0.0};
+  const tb_tag *ring = st->ring;
+  long at = ((t - 1) & (st->ring_steps - 1)) * st->ring_width - st->ring_lo; /* ring[at + q]: q's entry */
+  double sum = 0.0;
+  if (st->ring_dense) {
+    for (int i = 0; i < n; ++i) take_input(st, t, p, deps[i], &ring[at + deps[i]], &sum);
+    return sum;
+  }
+  unsigned long first = (unsigned long)st->first, count = (unsigned long)st->count;
+  for (int i = 0; i < n; ++i) {
+    long h = (unsigned long)deps[i] - first < count ? -2 : tb_halo_index(st, deps[i]); /* below first wraps */
+    const tb_tag *in = h == -2 ? &ring[at + deps[i]] : h >= 0 ? &ring[at + st->first + st->count + h] : &unread;
+    take_input(st, t, p, deps[i], in, &sum);
+  }
+  return sum;
+}
+
 void tb_run_task(tb_state *st, long t, long p, int worker) {
   const tb_config *cfg = &st->cfg;
   long W = cfg->width, *deps = st->dep_buf + (long)worker * st->max_deps, mask = st->ring_steps - 1;
   int n = tb_deps(cfg, t, p, deps);
-  const tb_tag *prev = st->ring + ((t - 1) & mask) * W;
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const tb_tag *in = &prev[deps[i]];
-    if (in->t != t - 1 || in->p != deps[i]) record_error(st, t, p, deps[i], in);
-    sum += in->v;
-  }
+  double sum = sum_inputs(st, t, p, deps, n);
   if (cfg->copy_bytes) check_copies(st, t, p, deps, n);
   tb_kernel_run(st, worker);
   if (cfg->copy_bytes) copy_pattern_fill(tb_copy_out(st, t, p), (size_t)cfg->copy_bytes, t, p);
-  st->ring[(t & mask) * W + p] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
-}
-
-bool tb_feeds_remote(const tb_state *st, long t, long p) {
-  if (st->nranks == 1 || t + 1 >= st->cfg.steps) return false;
-  long *deps = st->dep_buf + (long)st->cfg.workers * tb_max_deps(&st->cfg); /* the host's buffer */
-  for (long q = 0; q < st->cfg.width; ++q) {
-    if (q >= st->first && q < st->first + st->count) continue;
-    int n = tb_deps(&st->cfg, t + 1, q, deps);
-    for (int i = 0; i < n; ++i)
-      if (deps[i] == p) return true;
-  }
-  return false;
+  st->ring[(t & mask) * st->ring_width + (p - st->ring_lo)] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
 }

@@ -14,7 +14,7 @@
 static int last_tags_bad(const tb_state *st) {
   long last = st->cfg.steps - 1, bad = 0;
   for (long p = 0; p < st->cfg.width; ++p) {
-    const tb_tag *tag = &st->ring[(last % st->ring_steps) * st->cfg.width + p];
+    const tb_tag *tag = tb_tag_at(st, last, p);
     bad += tag->t != last || tag->p != p;
   }
   return (int)bad;
@@ -30,7 +30,7 @@ static int run_case(tb_config cfg, tb_variant variant, int *bad_tags) {
   if (status == MAPP_OK) status = variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
   *bad_tags = st ? last_tags_bad(st) : -1;
   for (long p = 0; st && p < cfg.width; ++p)
-    values[p] = st->ring[((cfg.steps - 1) & (st->ring_steps - 1)) * cfg.width + p].v;
+    values[p] = tb_tag_at(st, cfg.steps - 1, p)->v;
   if (st) tb_subgraph_release(st);
   tb_state_destroy(st);
   return status;
