@@ -347,7 +347,7 @@ static int setup(void) {
                      .nbl = 10};
   MAPP_TRY(snap_problem_create(MPI_COMM_WORLD, &cfg, &problem));
   MAPP_TRY(snap_engine_create(&engine, &problem, &snap_cpu_ops));
-  size_t n = (size_t)problem.grid.interior, nd = (size_t)(cfg.nt * problem.nrec);
+  size_t n = (size_t)problem.grid.interior, nd = snap_rec_values(&problem); /* this rank's receivers */
   m0 = malloc(8 * n), reference = malloc(8 * n), grad = malloc(8 * n), ufinal = malloc(8 * n);
   observed = malloc(8 * nd), rec = malloc(8 * nd);
   if (!m0 || !reference || !grad || !ufinal || !observed || !rec) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");

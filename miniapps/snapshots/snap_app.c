@@ -227,7 +227,7 @@ static int fill_store_config(mapp_run *run, snap_state *s) {
 }
 
 static int allocate_arrays(snap_state *s) {
-  size_t n = (size_t)s->p.grid.interior, nrec = (size_t)(s->p.cfg.nt * s->p.nrec);
+  size_t n = (size_t)s->p.grid.interior, nrec = snap_rec_values(&s->p); /* this rank's receivers */
   MAPP_TRY(mapp_alloc((void **)&s->m0, n * sizeof(double), "the model"));
   MAPP_TRY(mapp_alloc((void **)&s->grad, n * sizeof(double), "the gradient"));
   MAPP_TRY(mapp_alloc((void **)&s->u_final, n * sizeof(double), "the last wavefield"));
@@ -273,7 +273,7 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
                 (opt->compression != SNAP_COMP_NONE ? writers : 0);
   if (s->st.mode == SNAP_MODE_MEMORY || s->st.mode == SNAP_MODE_REVOLVE) buffers = 0;
   snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, &s->est);
-  s->est.wavefields += 3 * sizeof(double) * (size_t)(s->p.cfg.nt * s->p.nrec); /* observed, synthetic, residual */
+  s->est.wavefields += 3 * sizeof(double) * snap_rec_values(&s->p); /* observed, synthetic, residual */
   if (s->st.mode == SNAP_MODE_STREAM && s->st.store.layers) MAPP_TRY(set_budgets(run, s));
   else if (opt->budget[SNAP_LAYER_HOST]) {
     /* memory and revolve keep what they keep; a host budget given is what
@@ -326,12 +326,12 @@ static int snap_reset(mapp_run *run, void *state) {
 }
 
 /* The answer the write hook writes, in its order: the gradient, the last
- * wavefield, the receivers' data (whole on every rank) and the objective. */
+ * wavefield, the receivers' data (this rank's) and the objective. */
 static int snap_digest(mapp_run *run, void *state, uint64_t *digest) {
   (void)run;
   snap_state *s = state;
   size_t field = sizeof(double) * (size_t)s->p.grid.interior;
-  size_t rec = sizeof(double) * (size_t)(s->p.cfg.nt * s->p.nrec);
+  size_t rec = sizeof(double) * (size_t)(s->p.cfg.nt * s->p.nrec_local);
   mapp_digest_add(digest, s->grad, field);
   mapp_digest_add(digest, s->u_final, field);
   mapp_digest_add(digest, s->rec, rec);
@@ -344,12 +344,12 @@ static int snap_digest(mapp_run *run, void *state, uint64_t *digest) {
  * error the record reports and a check that it stays within the bound the
  * tolerance states (fixed-rate zfp states none: reported, not checked). */
 static int check_lossy(mapp_run *run, snap_state *s) {
-  long n = s->p.grid.interior, nd = s->p.cfg.nt * s->p.nrec;
+  long n = s->p.grid.interior;
   snap_strategy exact = {.mode = SNAP_MODE_REVOLVE, .checkpoints = s->p.cfg.nt < 32 ? (int)s->p.cfg.nt : 32};
   double *g = NULL, *rec = NULL;
   snap_result res;
   int status = mapp_alloc((void **)&g, sizeof(double) * (size_t)n, "the exact gradient");
-  if (!status) status = mapp_alloc((void **)&rec, sizeof(double) * (size_t)nd, "receiver data");
+  if (!status) status = mapp_alloc((void **)&rec, sizeof(double) * snap_rec_values(&s->p), "receiver data");
   if (!status) status = snap_gradient(s->e, &exact, NULL, s->m0, s->observed, g, rec, NULL, &res);
   double err[2] = {0.0, 0.0}; /* max |g - exact|, max |exact| */
   for (long i = 0; !status && i < n; i++)
@@ -513,10 +513,15 @@ static int write_fields(const snap_state *s, hid_t file) {
   else field.global_dims[1] = g->global[2];
   MAPP_TRY(mapp_h5_write_field(file, "gradient", &field, s->grad));
   MAPP_TRY(mapp_h5_write_field(file, "u_final", &field, s->u_final));
+  /* The nt x nrec array is rank 0's slab: gathered there, once, to write. */
   bool root = g->rank == 0;
+  double *all;
+  MAPP_TRY(snap_receivers_gather(&s->p, s->rec, &all));
   mapp_h5_slab rec = {.ndims = 2, .global_dims = {s->p.cfg.nt, s->p.nrec}, .first = 0,
                       .count = root ? s->p.cfg.nt : 0, .stride = s->p.nrec};
-  MAPP_TRY(mapp_h5_write_field(file, "rec", &rec, s->rec));
+  int status = mapp_h5_write_field(file, "rec", &rec, root ? all : s->rec);
+  free(all);
+  MAPP_TRY(status);
   MAPP_TRY(mapp_h5_attr_double(file, "objective", s->res.objective));
   MAPP_TRY(mapp_h5_attr_double(file, "dt", s->p.dt));
   MAPP_TRY(mapp_h5_attr_long(file, "space_order", s->p.cfg.space_order));

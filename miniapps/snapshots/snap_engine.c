@@ -80,8 +80,8 @@ static int zero_fields(snap_engine *e, double **f, int n) {
   return MAPP_OK;
 }
 
-/* u^k from u^{k-1}, u^{k-2} and the source q^{k-1}; the receivers' d^k
- * into rec's row k-1 (this rank's receivers; the others stay as they are).
+/* u^k from u^{k-1}, u^{k-2} and the source q^{k-1}; this rank's
+ * receivers' d^k into rec's row k-1.
  * With `snapshot` (a host buffer; the backend has step_save and the source
  * is a point) the step writes u^k's interior there as well, and the source
  * point, injected after the step, is copied again. */
@@ -99,7 +99,7 @@ static int forward_step(snap_engine *e, long k, const snap_source *src, double *
     e->ops->inject(&e->k, e->u[2], &p->src_local, &w, 1);
     if (snapshot) e->ops->sample(e->u[2], &p->src_local, snapshot + e->src_interior, 1);
   }
-  if (rec) e->ops->sample(e->u[2], p->rec_local, rec + (k - 1) * p->nrec, p->nrec);
+  if (rec) e->ops->sample(e->u[2], p->rec_local, rec + (k - 1) * p->nrec_local, p->nrec_local);
   rotate(e->u);
   return MAPP_OK;
 }
@@ -113,7 +113,7 @@ static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const dou
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->v[1]));
   e->ops->step(g, &e->k, e->v[2], e->v[1], e->v[0]);
-  e->ops->inject(&e->k, e->v[2], p->rec_local, rec_adj + (j - 1) * p->nrec, p->nrec);
+  e->ops->inject(&e->k, e->v[2], p->rec_local, rec_adj + (j - 1) * p->nrec_local, p->nrec_local);
   double *abs_b = abs_d2 ? e->abs_b : NULL;
   if (snapshot && in_place) {
     if (!e->ops->image_in_place)
@@ -132,9 +132,13 @@ static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const dou
   return MAPP_OK;
 }
 
-static int gather_receivers(const snap_problem *p, double *rec) {
-  MAPP_MPI(MPI_Allreduce(MPI_IN_PLACE, rec, (int)(p->cfg.nt * p->nrec), MPI_DOUBLE, MPI_SUM, p->grid.comm));
-  return MAPP_OK;
+/* The recorded data as earlier revisions had them, bit for bit: they were
+ * summed over the ranks (zeros from the ranks without the receiver), which
+ * on more than one rank turns -0.0 into +0.0 and leaves every other value
+ * as it is. Adding +0.0 does exactly that (no -ffast-math here). */
+static void settle_receivers(const snap_problem *p, double *rec) {
+  if (p->grid.nranks == 1) return;
+  for (long i = 0; i < p->cfg.nt * p->nrec_local; i++) rec[i] += 0.0;
 }
 
 /* A backend field's interior into host memory. */
@@ -184,7 +188,7 @@ int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_
   const snap_problem *p = e->p;
   long nt = p->cfg.nt, every = p->cfg.save_every;
   MAPP_TRY(zero_fields(e, e->u, 3));
-  if (rec) memset(rec, 0, sizeof(double) * (size_t)(nt * p->nrec));
+  if (rec) memset(rec, 0, sizeof(double) * (size_t)(nt * p->nrec_local));
   snapshot_writer w = {.store = store, .pending = -1};
   /* A store failure on this rank stops its saving, not its steps: the
    * other ranks' halo exchanges still need it, and the status is returned
@@ -201,7 +205,7 @@ int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_
     if (!saving && save) saving = into ? snap_store_commit(store, i) : writer_save(e, &w, i);
   }
   if (store && !saving) saving = writer_flush(e, &w);
-  if (rec) MAPP_TRY(gather_receivers(p, rec));
+  if (rec) settle_receivers(p, rec);
   if (u_final) MAPP_TRY(read_interior(e, e->u[1], u_final));
   return saving;
 }
@@ -241,26 +245,25 @@ int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, doubl
   return reading;
 }
 
-static double half_squared_residual(const snap_problem *p, const double *rec, const double *observed,
-                                    double *residual) {
-  double J = 0.0;
-  for (long i = 0; i < p->cfg.nt * p->nrec; i++) {
-    double r = rec[i] - observed[i];
-    if (residual) residual[i] = r;
-    J += 0.5 * r * r;
-  }
-  return J;
+/* Collective: this rank's residual rec - observed, and J = 1/2 |residual|^2
+ * over all the receivers (summed on rank 0 in one rank's order). */
+static int half_squared_residual(const snap_problem *p, const double *rec, const double *observed, double *residual,
+                                 double *J) {
+  for (long i = 0; i < p->cfg.nt * p->nrec_local; i++) residual[i] = rec[i] - observed[i];
+  return snap_objective_sum(p, residual, J);
 }
 
 int snap_objective(snap_engine *e, const double *m, const double *observed, double *J) {
   const snap_problem *p = e->p;
-  double *rec;
-  MAPP_TRY(mapp_alloc((void **)&rec, sizeof(double) * (size_t)(p->cfg.nt * p->nrec), "receiver data"));
-  int status = snap_engine_set_model(e, m);
+  double *rec = NULL, *residual = NULL;
+  size_t bytes = sizeof(double) * snap_rec_values(p);
+  int status = mapp_alloc((void **)&rec, bytes, "receiver data");
+  if (!status) status = mapp_alloc((void **)&residual, bytes, "the residual");
+  if (!status) status = snap_engine_set_model(e, m);
   snap_source src = {.wavelet = p->wavelet};
   if (!status) status = snap_forward(e, &src, rec, NULL, NULL);
-  if (!status) *J = half_squared_residual(p, rec, observed, NULL);
-  free(rec);
+  if (!status) status = half_squared_residual(p, rec, observed, residual, J);
+  free(rec), free(residual);
   return status;
 }
 
@@ -278,10 +281,10 @@ static int zfp_bound(const snap_problem *p, const snap_strategy *st, const doubl
 static int gradient_streamed(snap_engine *e, const snap_strategy *st, snap_store *store, const double *observed,
                              double *grad, double *rec, double *u_final, snap_result *res) {
   const snap_problem *p = e->p;
-  size_t nrec_all = (size_t)(p->cfg.nt * p->nrec), n = (size_t)p->grid.interior;
+  size_t n = (size_t)p->grid.interior;
   bool zfp = st->store.compression == SNAP_COMP_ZFP && st->store.zfp_tolerance > 0 && st->mode == SNAP_MODE_STREAM;
   double *residual = NULL, *abs_d2 = NULL;
-  int status = mapp_alloc((void **)&residual, sizeof(double) * nrec_all, "the residual");
+  int status = mapp_alloc((void **)&residual, sizeof(double) * snap_rec_values(p), "the residual");
   if (!status && zfp) status = mapp_calloc((void **)&abs_d2, n, sizeof(double), "the zfp bound's sum");
   snap_source src = {.wavelet = p->wavelet};
   double t0 = mapp_now();
@@ -297,8 +300,8 @@ static int gradient_streamed(snap_engine *e, const snap_strategy *st, snap_store
     free(residual), free(abs_d2);
     return status;
   }
-  res->objective = half_squared_residual(p, rec, observed, residual);
-  status = snap_adjoint(e, residual, store, grad, NULL, abs_d2);
+  status = half_squared_residual(p, rec, observed, residual, &res->objective);
+  if (!status) status = snap_adjoint(e, residual, store, grad, NULL, abs_d2);
   double t2 = mapp_now();
   if (zfp) {
     int bound = zfp_bound(p, st, abs_d2, &res->zfp_bound);
@@ -361,8 +364,8 @@ static int revolve_action(revolve_run *r, const snap_action *a) {
     if (r->at != a->step) return mapp_fail(MAPP_ERR_SYSTEM, "revolve schedule: adjoint step %ld at forward step %ld",
                                            a->step, r->at);
     if (!r->residual_ready) { /* the first sweep reached the end */
-      MAPP_TRY(gather_receivers(p, r->rec));
-      r->res->objective = half_squared_residual(p, r->rec, r->observed, r->residual);
+      settle_receivers(p, r->rec);
+      MAPP_TRY(half_squared_residual(p, r->rec, r->observed, r->residual, &r->res->objective));
       if (r->u_final) MAPP_TRY(read_interior(e, e->u[1], r->u_final));
       r->residual_ready = true;
     }
@@ -376,11 +379,10 @@ static int revolve_action(revolve_run *r, const snap_action *a) {
 static int gradient_revolve(snap_engine *e, const snap_strategy *st, const double *observed, double *grad,
                             double *rec, double *u_final, snap_result *res) {
   const snap_problem *p = e->p;
-  size_t nrec_all = (size_t)(p->cfg.nt * p->nrec);
   snap_schedule sched = {0};
   revolve_run r = {.e = e, .observed = observed, .rec = rec, .u_final = u_final, .res = res};
   int status = snap_revolve_schedule(p->cfg.nt, st->checkpoints, &sched);
-  if (!status) status = mapp_alloc((void **)&r.residual, sizeof(double) * nrec_all, "the residual");
+  if (!status) status = mapp_alloc((void **)&r.residual, sizeof(double) * snap_rec_values(p), "the residual");
   if (!status)
     status = mapp_alloc((void **)&r.slots, sizeof(double) * 2 * (size_t)p->grid.interior * (size_t)st->checkpoints,
                         "the checkpoints");
@@ -388,7 +390,7 @@ static int gradient_revolve(snap_engine *e, const snap_strategy *st, const doubl
   if (!status) status = zero_fields(e, e->u, 3);
   if (!status) status = zero_fields(e, e->v, 3);
   if (!status) status = zero_fields(e, acc, 2);
-  if (!status) memset(rec, 0, sizeof(double) * nrec_all);
+  if (!status) memset(rec, 0, sizeof(double) * (size_t)(p->cfg.nt * p->nrec_local));
   double t0 = mapp_now();
   for (long i = 0; !status && i < sched.n; i++) status = revolve_action(&r, &sched.a[i]);
   if (!status) status = finish_gradient(e, grad, NULL);

@@ -115,8 +115,12 @@ int snap_problem_create(MPI_Comm comm, const snap_config *cfg, snap_problem *p) 
   long yc = g->global[1] / 2, depth = cfg->nbl + 2;
   p->src_local = owned_index(g, g->global[0] / 2, yc, depth);
   p->nrec = g->global[0] - 2L * cfg->nbl;
-  MAPP_TRY(mapp_calloc((void **)&p->rec_local, (size_t)p->nrec, sizeof(long), "the receiver positions"));
-  for (long r = 0; r < p->nrec; r++) p->rec_local[r] = owned_index(g, cfg->nbl + r, yc, depth);
+  /* This rank's receivers only: the global line is nx long. */
+  mapp_range mine = snap_receivers_of(p, g->rank);
+  p->rec_first = mine.first, p->nrec_local = mine.count;
+  size_t slots = mine.count > 0 ? (size_t)mine.count : 1; /* a rank without receivers still has a list */
+  MAPP_TRY(mapp_calloc((void **)&p->rec_local, slots, sizeof(long), "the receiver positions"));
+  for (long r = 0; r < p->nrec_local; r++) p->rec_local[r] = owned_index(g, cfg->nbl + p->rec_first + r, yc, depth);
   return MAPP_OK;
 }
 

@@ -75,13 +75,35 @@ typedef struct {
   double dt;
   double *wavelet;       /* nt + 1 Ricker values, w[k] = source at time k dt */
   long src_local;        /* padded index of the source on its owner, else -1 */
-  long nrec;             /* receivers (along x; at the y centre in 3-D) */
-  long *rec_local;       /* padded index per receiver on its owner, else -1 */
+  long nrec;             /* receivers in all (along x from nbl; at the y centre in 3-D) */
+  /* This rank's receivers, rec_first .. rec_first + nrec_local - 1 (they
+   * lie along x, so each rank's are consecutive; none on a rank inside the
+   * absorbing layer). A rank holds their data only: nt x nrec_local. */
+  long rec_first, nrec_local;
+  long *rec_local;       /* padded index of each of this rank's receivers */
   double vmin, vmax;
 } snap_problem;
 
 int snap_problem_create(MPI_Comm comm, const snap_config *cfg, snap_problem *p);
 void snap_problem_free(snap_problem *p);
+
+/* The receivers' data across ranks (snap_receivers.c). */
+/* Doubles a buffer of one rank's receivers' data holds (nt x nrec_local),
+ * at least 1: a rank without receivers still passes a buffer. */
+static inline size_t snap_rec_values(const snap_problem *p) {
+  long n = p->cfg.nt * p->nrec_local;
+  return n > 0 ? (size_t)n : 1;
+}
+/* The receivers `rank` holds (its x range within the receivers' line). */
+mapp_range snap_receivers_of(const snap_problem *p, int rank);
+/* Collective: J = 1/2 sum of residual^2 over every rank's receivers (each
+ * its nt x nrec_local), summed on rank 0 in the order one rank sums all
+ * the data in (time, then receiver), so J is the same bits whatever the
+ * rank count; every rank gets it. */
+int snap_objective_sum(const snap_problem *p, const double *residual, double *J);
+/* Collective: every rank's receivers' data as the whole nt x nrec array,
+ * allocated on rank 0 (*all; NULL on the others), for the answer file. */
+int snap_receivers_gather(const snap_problem *p, const double *rec, double **all);
 
 /* Squared slowness m = 1/v^2 on the interior (contiguous): the true model
  * (a dipping reflector) or the smoothed one the gradient is taken at. */
@@ -341,8 +363,8 @@ typedef struct {
 } snap_result;
 
 /* Forward with the source `wavelet` at the source point, or (dot test)
- * wavelet x `field` over the whole interior; the receivers' data into rec
- * ((nt) x nrec, on every rank) and, when u_final, the last wavefield's
+ * wavelet x `field` over the whole interior; this rank's receivers' data
+ * into rec (nt x nrec_local) and, when u_final, the last wavefield's
  * interior. Snapshots go to `store` when non-NULL. */
 typedef struct {
   const double *wavelet;           /* nt + 1 values */
@@ -354,15 +376,16 @@ int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops 
 void snap_engine_free(snap_engine *e);
 int snap_engine_set_model(snap_engine *e, const double *m);
 int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_final, snap_store *store);
-/* Adjoint from receiver data `rec_adj` (nt x nrec): the gradient
+/* Adjoint from this rank's receivers' data `rec_adj` (nt x nrec_local): the gradient
  * -1/dt^2 sum_t u(t) d2v(t) (interior) from the snapshots in `store`, and,
  * when src_adj (dot test), sum_k w^{k-1} v^k over the interior. */
 int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, double *grad, double *src_adj,
                  double *abs_d2);
 
 /* The full gradient at model m: forward saving snapshots per strategy,
- * residual against `observed`, adjoint. grad (interior), rec (nt x nrec)
- * and u_final (interior) are outputs (rec/u_final may be NULL). */
+ * residual against `observed`, adjoint. grad (interior), rec (nt x
+ * nrec_local, as observed) and u_final (interior; may be NULL) are
+ * outputs. */
 int snap_gradient(snap_engine *e, const snap_strategy *st, snap_store *store, const double *m,
                   const double *observed, double *grad, double *rec, double *u_final, snap_result *res);
 /* The objective 0.5 sum (rec - observed)^2 alone. */

@@ -51,18 +51,20 @@ static double dot_test(const snap_config *cfg, const snap_ops *ops) {
   snap_engine *e;
   assert_int_equal(snap_engine_create(&e, &p, ops), MAPP_OK);
   const snap_grid *g = &p.grid;
-  long n = g->interior, nd = cfg->nt * p.nrec;
-  double *m = malloc(sizeof(double) * n), *s = malloc(sizeof(double) * n), *fs = malloc(sizeof(double) * nd);
-  double *y = malloc(sizeof(double) * nd), *fty = malloc(sizeof(double) * n);
+  /* The data: this rank's receivers, nt x nrec_local. */
+  long n = g->interior, nl = p.nrec_local, nd = cfg->nt * nl;
+  size_t values = snap_rec_values(&p);
+  double *m = malloc(sizeof(double) * n), *s = malloc(sizeof(double) * n), *fs = malloc(sizeof(double) * values);
+  double *y = malloc(sizeof(double) * values), *fty = malloc(sizeof(double) * n);
   snap_model_smooth(&p, m);
   for (long i = 0; i < n; i++) s[i] = hash_value((unsigned long)(g->first * g->n[1] * g->n[2] + i));
-  for (long i = 0; i < nd; i++) y[i] = hash_value(1000003ul + (unsigned long)i);
+  for (long k = 0; k < cfg->nt; k++) /* by the global (time, receiver) index: the same y on any rank count */
+    for (long r = 0; r < nl; r++) y[k * nl + r] = hash_value(1000003ul + (unsigned long)(k * p.nrec + p.rec_first + r));
   assert_int_equal(snap_engine_set_model(e, m), MAPP_OK);
   snap_source src = {.wavelet = p.wavelet, .field = s};
   assert_int_equal(snap_forward(e, &src, fs, NULL, NULL), MAPP_OK);
   assert_int_equal(snap_adjoint(e, y, NULL, NULL, fty, NULL), MAPP_OK);
-  double lhs = 0.0;
-  for (long i = 0; i < nd; i++) lhs += fs[i] * y[i]; /* the data are on every rank */
+  double lhs = global_dot(fs, y, nd);
   double rhs = global_dot(s, fty, n);
   free(m), free(s), free(fs), free(y), free(fty);
   snap_engine_free(e);
@@ -117,7 +119,7 @@ static void fixture_open(fixture *f, const snap_config *cfg) {
   memset(f, 0, sizeof *f);
   assert_int_equal(snap_problem_create(MPI_COMM_WORLD, cfg, &f->p), MAPP_OK);
   assert_int_equal(snap_engine_create(&f->e, &f->p, &snap_cpu_ops), MAPP_OK);
-  long n = f->p.grid.interior, nd = cfg->nt * f->p.nrec;
+  long n = f->p.grid.interior, nd = (long)snap_rec_values(&f->p); /* this rank's receivers */
   f->m0 = malloc(sizeof(double) * n), f->grad = malloc(sizeof(double) * n), f->uf = malloc(sizeof(double) * n);
   f->dm = malloc(sizeof(double) * n);
   f->obs = malloc(sizeof(double) * nd), f->rec = malloc(sizeof(double) * nd);

@@ -24,7 +24,7 @@ static int gradient(const snap_ops *ops, const snap_config *cfg, unsigned layers
   snap_problem p;
   snap_engine *e;
   if (snap_problem_create(MPI_COMM_WORLD, cfg, &p) || snap_engine_create(&e, &p, ops)) return 1;
-  long n = p.grid.interior, nd = cfg->nt * p.nrec;
+  long n = p.grid.interior, nd = (long)snap_rec_values(&p); /* this rank's receivers */
   size_t raw = (size_t)n * 8;
   double *m = malloc(8 * n), *obs = malloc(8 * nd), *rec = malloc(8 * nd), *uf = malloc(8 * n);
   snap_model_true(&p, m);
