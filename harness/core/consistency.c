@@ -28,7 +28,7 @@ static consistency_ref *find_ref(consistency_book *book, const char *key) {
   return NULL;
 }
 
-static int add_ref(consistency_book *book, char *key, const char *answer) {
+static int add_ref(consistency_book *book, char *key, const char *answer, char *record_key) {
   if (book->count == book->capacity) {
     size_t grown = book->capacity ? 2 * book->capacity : 16;
     consistency_ref *items = realloc(book->items, grown * sizeof *items);
@@ -38,7 +38,7 @@ static int add_ref(consistency_book *book, char *key, const char *answer) {
   }
   char *copy = strdup(answer);
   if (!copy) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory keeping a 1-rank answer");
-  book->items[book->count++] = (consistency_ref){.key = key, .answer = copy};
+  book->items[book->count++] = (consistency_ref){.key = key, .answer = copy, .record_key = record_key};
   return MAPP_OK;
 }
 
@@ -75,7 +75,9 @@ static int compare_answers(const char *reference, const char *answer, json_t *ex
 
 static int compare_with(consistency_ref *ref, const char *answer, job_result *res) {
   bool differs = false;
-  MAPP_TRY(compare_answers(ref->answer, answer, NULL, res, &differs));
+  json_t *about = json_pack("{s:s}", "reference_key", ref->record_key);
+  if (!about) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  MAPP_TRY(compare_answers(ref->answer, answer, about, res, &differs));
   ref->failed |= differs;
   return MAPP_OK;
 }
@@ -94,9 +96,11 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
                                     : "no passing 1-rank run of this configuration and repetition ran before it");
   }
   /* The first passing 1-rank answer of the configuration is the reference. */
-  int status = add_ref(book, key, files->output);
+  char *record_key = job_key(j);
+  int status = record_key ? add_ref(book, key, files->output, record_key) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   if (status != MAPP_OK) {
     free(key);
+    free(record_key);
     return status;
   }
   *keep = true;
@@ -203,6 +207,7 @@ void consistency_book_clear(consistency_book *book, bool keep_files) {
     if (!keep_files && !book->items[i].failed) unlink(book->items[i].answer);
     free(book->items[i].key);
     free(book->items[i].answer);
+    free(book->items[i].record_key);
   }
   free(book->items);
   *book = (consistency_book){0};

@@ -5,7 +5,10 @@
  * configuration (variant, backend, threads, size, setting) and repetition
  * that ran before it, and records the verdict as "consistency":
  *   {"status": "reference"}                  the 1-rank run whose answer is kept
- *   {"status": "pass"|"fail", "file": REF, "worst_abs": ..., "fields": [...]}
+ *   {"status": "pass"|"fail", "file": REF, "reference_key": KEY, "worst_abs": ..., "fields": [...]}
+ *                                           (KEY: the 1-rank run's record key; the
+ *                                           comparison checks both answers, so the
+ *                                           coverage counts the 1-rank configuration too)
  *   {"status": "unavailable", "reason": ...}  no 1-rank answer to compare with
  * Weak-scaling jobs solve a different global problem on each rank count,
  * so they take no part in that comparison. Where their entry asks for it
@@ -28,6 +31,7 @@
 typedef struct {
   char *key;    /* the configuration without its rank count */
   char *answer; /* the 1-rank answer file */
+  char *record_key; /* the 1-rank run's record key */
   bool failed;  /* an answer differed from it: kept, since the failure names it */
 } consistency_ref;
 

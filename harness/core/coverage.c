@@ -25,12 +25,26 @@ static int checks_of(const json_t *record) {
          (compared(record, "consistency") ? CHECKED_CONSISTENCY : 0);
 }
 
+/* A comparison with a 1-rank answer checks that answer too: its
+ * configuration (the verdict's reference_key) gets the consistency bit. */
+static int credit_reference(const json_t *record, json_t *checks) {
+  if (!compared(record, "consistency")) return MAPP_OK;
+  const char *key = json_string_value(json_object_get(json_object_get(record, "consistency"), "reference_key"));
+  char *config = key ? job_configuration_key(key) : NULL;
+  if (!config) return MAPP_OK;
+  int bits = (int)json_integer_value(json_object_get(checks, config)) | CHECKED_CONSISTENCY;
+  int failed = json_object_set_new(checks, config, json_integer(bits));
+  free(config);
+  return failed ? mapp_fail(MAPP_ERR_SYSTEM, "out of memory tallying the checks of the records") : MAPP_OK;
+}
+
 /* Each configuration's checks over all its runs, {config: bits}; configs
  * lists them in order of appearance, each with its first record's index. */
 static int tally_configurations(const json_t *records, json_t *checks, json_t *configs) {
   size_t i;
   const json_t *r;
   json_array_foreach(records, i, r) {
+    MAPP_TRY(credit_reference(r, checks));
     char *config = configuration_of(r);
     if (!config) continue; /* a record the harness did not write: no key */
     const json_t *seen = json_object_get(checks, config);

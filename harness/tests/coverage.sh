@@ -44,10 +44,11 @@ coverage_spec required.yaml required
 coverage_spec optional.yaml optional
 coverage_spec none.yaml none
 
-# Every answer checked: 4 configurations against baselines, 1 for consistency.
+# Every answer checked: 4 configurations against baselines, 2 for
+# consistency (the 2-rank strong answer compared with the 1-rank one checks both).
 expect_exit 0 "$MAPP" sweep required.yaml --out out
 expect_exit 0 "$MAPP" report out/coverage
-grep -qF "| heat | 4 | 4 | 1 | 0 |" out/coverage/report.md || { cat out/coverage/report.md; fail "coverage row"; }
+grep -qF "| heat | 4 | 4 | 2 | 0 |" out/coverage/report.md || { cat out/coverage/report.md; fail "coverage row"; }
 # The report opens with what each technique buys (when both of a technique's
 # configurations ran), then the coverage.
 first_sections=$(grep -m2 '^## ' out/coverage/report.md | tr '\n' '|')
@@ -62,6 +63,7 @@ strong = {r["ranks"]: r for r in recs if r["scaling"] == "strong"}
 assert strong[1]["consistency"]["status"] == "reference", strong[1]["consistency"]
 assert strong[2]["consistency"]["status"] == "pass", strong[2]["consistency"]
 assert strong[2]["consistency"]["file"].endswith("heat-mpi-serial-tiny-strong-n1-t1-r0.h5")
+assert strong[2]["consistency"]["reference_key"] == strong[1]["key"], strong[2]["consistency"]
 assert all("consistency" not in r for r in recs if r["scaling"] == "weak"), "weak runs take no part"
 assert all(r["check"] == "required" for r in recs)
 PY
@@ -82,7 +84,7 @@ grep -qF "no baseline (required)" out/coverage/report.md || fail "the failed-run
 # Optional: the same sweep passes and the configuration is counted unchecked.
 expect_exit 0 "$MAPP" sweep optional.yaml --out out
 expect_exit 0 "$MAPP" report out/coverage
-grep -qF "| heat | 4 | 3 | 1 | **1** |" out/coverage/report.md || { cat out/coverage/report.md; fail "unchecked count"; }
+grep -qF "| heat | 4 | 3 | 2 | **1** |" out/coverage/report.md || { cat out/coverage/report.md; fail "unchecked count"; }
 grep -qF 'Unchecked: `heat|mpi|serial|n2|t1|tiny|weak`' out/coverage/report.md || fail "unchecked configuration not named"
 
 # The printed command makes the baseline, and the required sweep passes again.
