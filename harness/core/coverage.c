@@ -143,7 +143,9 @@ void coverage_write(doc *d, const coverage_table *table) {
   doc_table_end(d);
   doc_para(d, "A configuration is checked against a baseline when its answer was compared with "
               "`baselines/APP/CASE.h5`, and for consistency when an app whose answer does not depend on the rank "
-              "count had its n-rank answer compared bit for bit with the same sweep's 1-rank answer.");
+              "count had its answer compared bit for bit with another rank count's: a strong-scaling n-rank answer "
+              "with the same sweep's 1-rank answer (which checks both), a weak one with its global problem solved "
+              "on 1 rank (weak_reference).");
   write_unchecked(d, table);
 }
 
