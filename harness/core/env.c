@@ -69,7 +69,10 @@ int env_node_count(const harness_env *env, const job *j, long *nodes) {
 
 bool env_oversubscribed(const harness_env *env, const job *j) {
   long nodes = 1;
-  if (env->scheduler != SCHEDULER_NONE && env_node_count(env, j, &nodes) != MAPP_OK) {
+  /* A simulated cluster gives every rank a node of its own (the wrapper
+   * places one rank per platform host): this machine's cores do not count. */
+  if (env->simulated) nodes = j->ranks;
+  else if (env->scheduler != SCHEDULER_NONE && env_node_count(env, j, &nodes) != MAPP_OK) {
     mapp_error_clear(); /* a job that cannot be placed is refused before it runs */
     nodes = 1;
   }

@@ -34,6 +34,7 @@ for r in recs:
     assert r["simulation"]["platform"] == "envs/platforms/fattree-edr-1024.xml", r["simulation"]
     assert r["simulation"]["real_s"] > 0 and r["setting"] == "simulated:sim-fattree", (r["simulation"], r["setting"])
     assert r["key"].endswith("|simulated:sim-fattree"), r["key"]
+    assert r["oversubscribed"] is False, "a simulated rank has a node of its own"
 # the 4-rank answer was checked against its baseline (tiny-weak4)
 assert recs[1]["baseline"]["status"] == "pass", recs[1]["baseline"]
 PY
