@@ -17,6 +17,7 @@
 #include "results.h"
 #include "spec.h"
 #include "stats.h"
+#include "strv.h"
 
 static const char *const titles[PLOT_KIND_COUNT] = {
     [PLOT_WEAK_EFFICIENCY] = "weak-scaling efficiency", [PLOT_SPEEDUP] = "speedup over",
@@ -89,30 +90,28 @@ static void hollow_free(hollow_layers *h) {
  * the gnuplot dash type of each series ("1,2,1"), and the note says what
  * dashed means (empty when no series is simulated). */
 typedef struct {
+  strv types;   /* each series' dash type, "1" or "2" */
+  bool any;     /* a series is simulated */
   char *dashes, *note;
 } dash_layers;
 
-/* labels: the first series' label field, the next `stride` bytes on. */
-static int dash_make(char *const *labels, size_t stride, size_t count, dash_layers *d) {
-  *d = (dash_layers){0};
-  size_t len = 2 * count + 2, used = 0;
-  bool any = false;
-  d->dashes = malloc(len);
-  if (!d->dashes) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  d->dashes[0] = '\0';
-  for (size_t i = 0; i < count; ++i) {
-    const char *label = *(char *const *)((const char *)labels + i * stride);
-    bool simulated = label && strstr(label, "simulated:");
-    any |= simulated;
-    used += (size_t)snprintf(d->dashes + used, len - used, "%s%d", i ? "," : "", simulated ? 2 : 1);
-  }
-  d->note = strdup(any ? "set label 997 'dashed: simulated (SimGrid SMPI): a prediction, not a measurement' "
-                         "at screen 0.99, screen 0.06 right font ',8' front"
-                       : "");
-  return d->note ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+static int dash_add(dash_layers *d, const char *label) {
+  bool simulated = label && strstr(label, "simulated:");
+  d->any |= simulated;
+  return strv_push(&d->types, simulated ? "2" : "1");
+}
+
+/* After every series was added: the texts the templates take. */
+static int dash_finish(dash_layers *d) {
+  d->dashes = d->types.count ? strv_join(&d->types, ",") : strdup("1");
+  d->note = strdup(d->any ? "set label 997 'dashed: simulated (SimGrid SMPI): a prediction, not a measurement' "
+                            "at screen 0.99, screen 0.06 right font ',8' front"
+                          : "");
+  return d->dashes && d->note ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
 static void dash_free(dash_layers *d) {
+  strv_free(&d->types);
   free(d->dashes);
   free(d->note);
 }
@@ -181,8 +180,8 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   hollow_layers hollow = {0};
   dash_layers dash = {0};
   if (status == MAPP_OK) status = hollow_make(set_oversubscribed(set), nseries, q_data, &hollow);
-  if (status == MAPP_OK)
-    status = dash_make(set->nseries ? &set->series[0].label : NULL, sizeof set->series[0], set->nseries, &dash);
+  for (size_t i = 0; status == MAPP_OK && i < set->nseries; ++i) status = dash_add(&dash, set->series[i].label);
+  if (status == MAPP_OK) status = dash_finish(&dash);
   gnuplot_sub subs[] = {{"DASHES", dash.dashes ? dash.dashes : "1"}, {"DASH_NOTE", dash.note ? dash.note : ""},
                         {"XMIN", xmin}, {"XMAX", xmax}, {"XTICS", xtics}, {"YMAX", ymax},
                         {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", q_title ? q_title : ""},
@@ -285,7 +284,8 @@ static int figure_script(const render_context *ctx, const figure_spec *f, const 
   hollow_layers hollow = {0};
   dash_layers dash = {0};
   if (status == MAPP_OK) status = hollow_make(data_oversubscribed(d), nseries, q_data, &hollow);
-  if (status == MAPP_OK) status = dash_make(d->count ? &d->series[0].label : NULL, sizeof d->series[0], d->count, &dash);
+  for (size_t i = 0; status == MAPP_OK && i < d->count; ++i) status = dash_add(&dash, d->series[i].label);
+  if (status == MAPP_OK) status = dash_finish(&dash);
   gnuplot_sub subs[] = {{"DASHES", dash.dashes ? dash.dashes : "1"}, {"DASH_NOTE", dash.note ? dash.note : ""},
                         {"XMIN", "*"}, {"XMAX", "*"}, {"XTICS", "'' 1"}, {"XAXIS", xaxis ? xaxis : ""},
                         {"YAXIS", yaxis}, {"TITLE", q_title ? q_title : ""}, {"XLABEL", q_x ? q_x : ""},
