@@ -23,8 +23,8 @@
  *              S; the first is a warm-up, left out when more than one ran;
  *              digest fingerprints every iteration's answer, which must be
  *              the one of the first bit for bit (else a failed verification);
- *              run->compute_s is then the mean of the timed iterations and
- *              the phases are those of one timed iteration;
+ *              run->compute_s is then the fastest timed iteration (the
+ *              figure of merit's time) and the phases those of their mean;
  *     verify   invariants into run->rec.checks;
  *     describe dims, figure of merit, app_data into run->rec;
  *     write    (IO phase)      the answer file, when --output is given;
@@ -97,7 +97,7 @@ typedef struct mapp_run {
   mapp_cli_result cli;   /* which of them the line gave, and their defaults */
   mapp_timers timers;
   double compute_s;      /* the compute hook's wall time, max over ranks; with
-                            --min-time the mean over the timed iterations */
+                            --min-time the fastest timed iteration's */
   mapp_iterations iterations; /* every iteration's time (mapp_disturb.h) */
   mapp_disturbance disturbance; /* what disturbed the timed iterations */
   mapp_record rec;       /* the driver fills what every app shares */

@@ -23,6 +23,14 @@ double mapp_iterations_timed_s(const mapp_iterations *it) {
   return total;
 }
 
+double mapp_iterations_fastest_s(const mapp_iterations *it) {
+  int first = mapp_iterations_first_timed(it);
+  double fastest = first < it->count ? it->seconds[first] : 0.0;
+  for (int i = first + 1; i < it->count; ++i)
+    if (it->seconds[i] < fastest) fastest = it->seconds[i];
+  return fastest;
+}
+
 int mapp_iterations_push(mapp_iterations *it, double seconds) {
   if (it->count == it->capacity) {
     int capacity = it->capacity ? 2 * it->capacity : 16;

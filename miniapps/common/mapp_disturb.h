@@ -32,6 +32,8 @@ int mapp_iterations_first_timed(const mapp_iterations *it);
 int mapp_iterations_timed(const mapp_iterations *it);
 /* Total seconds of the timed iterations. */
 double mapp_iterations_timed_s(const mapp_iterations *it);
+/* The fastest timed iteration's seconds: the figure of merit's time. */
+double mapp_iterations_fastest_s(const mapp_iterations *it);
 int mapp_iterations_push(mapp_iterations *it, double seconds);
 void mapp_iterations_free(mapp_iterations *it);
 

@@ -3,7 +3,9 @@
 # Runs COMMAND --min-time 0.02 --result CANDIDATE.json through agree.sh:
 # passes when the answer of the repeated timed phase equals REFERENCE bit
 # for bit (the reset hook put the state back where setup left it), and the
-# record says the phase ran more than once with identical answers. A first
+# record says the phase ran more than once with identical answers, with
+# fastest_s and mean_s those of the timed iterations (heat's figure of merit
+# over the fastest, which every app's driver figure shares). A first
 # iteration that alone outlasts the min-time is the whole figure, so the
 # run is made again with three times that iteration's time: the reset is
 # always exercised. Shared by the generic --min-time tests of every
@@ -33,5 +35,16 @@ if not t.get("warmup") or t["timed_iterations"] != t["iterations"] - 1 or t["tim
     sys.exit(f"FAIL: the timed iterations do not cover --min-time after the warm-up: {t}")
 if checks.get("iterations-identical") is not True:
     sys.exit(f"FAIL: the record does not show every iteration's answer identical: {checks}")
-print(f"ok: {t['iterations']} iterations, {t['timed_s']:.3f} s timed, answers identical")
+timed = t["seconds"][1:]
+if t.get("fastest_s") != min(timed) or abs(t.get("mean_s", 0) - sum(timed) / len(timed)) > 1e-12 * t["timed_s"]:
+    sys.exit(f"FAIL: fastest_s {t.get('fastest_s')} / mean_s {t.get('mean_s')} are not the timed iterations' "
+             f"minimum {min(timed)} / mean {sum(timed) / len(timed)}")
+if r["app"] == "heat":  # the figure's time is the fastest iteration's
+    p = r["problem"]
+    work = p["rows"]["global"] * p["cols"]["global"] * r["steps"]
+    if abs(r["fom"]["value"] * t["fastest_s"] - work) > 1e-9 * work:
+        sys.exit(f"FAIL: heat's figure {r['fom']['value']} is not {work} cell updates over the fastest "
+                 f"iteration's {t['fastest_s']} s")
+print(f"ok: {t['iterations']} iterations, {t['timed_s']:.3f} s timed, fastest {t['fastest_s']:.3g} s, "
+      "answers identical")
 PY

@@ -6,8 +6,9 @@
 # backends, and on 2 ranks with copies (the reset also clears the copy
 # buffers, and the cross-rank messages start again). Each record must say
 # that more than one iteration ran, with the first a warm-up, and its figure
-# of merit must be the mean of the timed iterations (within 25 %: compute's
-# time also holds a barrier and a reduction), not the warm-up's alone.
+# of merit must be the fastest timed iteration's (within 25 % of the
+# driver's fastest_s: compute's time also holds a barrier and a reduction),
+# not the warm-up's alone.
 set -u
 exe=$1 mpiexec=$2 h5diff=$3 work=$4
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -26,9 +27,9 @@ timed = t.get("timed_iterations", 0)
 if timed < 1 or not t.get("timed_s", 0) >= 0.05: errors.append(f"{timed} timed iterations over {t.get('timed_s')} s")
 a = rec.get("app_data") or {}
 if timed >= 1 and a.get("ns_per_task"):
-    mean_s, fom_s = t["timed_s"] / timed, a["ns_per_task"] * a["tasks"] * 1e-9
-    if abs(fom_s - mean_s) > 0.25 * mean_s:
-        errors.append(f"the figure's run time {fom_s:.3g} s is not the timed iterations' mean {mean_s:.3g} s")
+    fastest_s, fom_s = t["fastest_s"], a["ns_per_task"] * a["tasks"] * 1e-9
+    if abs(fom_s - fastest_s) > 0.25 * fastest_s:
+        errors.append(f"the figure's run time {fom_s:.3g} s is not the fastest timed iteration's {fastest_s:.3g} s")
 for e in errors: print(f"FAIL: {case}: {e}")
 sys.exit(1 if errors else 0)
 PY
