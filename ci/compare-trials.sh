@@ -11,13 +11,18 @@
 #   with --min-time MIN_TIME: A (BUILD), B (planted), A2 (BUILD);
 #     `mapp compare A B` must say SLOWER, `mapp compare A A2` must not;
 #   without it (a 0.3 ms timed phase): C (BUILD), D (planted);
-#     `mapp compare C D` should answer inconclusive, naming the change it
-#     could have seen.
+#     `mapp compare C D` must answer inconclusive (too-short), naming the
+#     change it could have seen.
 # Prints one line per trial and the counts; exits 1 when the slowdown is
-# SLOWER in fewer than 19 of 20 (scaled to TRIALS) or A/A is ever SLOWER.
+# SLOWER in fewer than 19 of 20 (scaled to TRIALS), A/A is ever SLOWER, or
+# a comparison without --min-time is ever anything but inconclusive.
+# MIN_TIME defaults to 0.2 s: on a shared VM the host sometimes runs this
+# guest's core about 1.3x slower for up to half a second, and a run's
+# figure (its fastest iteration) is right when the run outlasts such a
+# spell; at 0.05 s whole runs fell inside one (docs/measurement-noise.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build} trials=${2:-20} reps=${3:-10} min_time=${4:-0.05}
+build=${1:-build} trials=${2:-20} reps=${3:-10} min_time=${4:-0.2}
 build=$(cd "$build" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d /tmp/mapp-compare-trials.XXXXXX)
@@ -81,4 +86,7 @@ echo
 echo "heat tiny, $reps repetitions a side, --min-time $min_time: planted 10 % slowdown SLOWER in $slower of $trials; A/A SLOWER in $aa_slower of $trials"
 echo "without --min-time: inconclusive in $short_inconclusive, SLOWER in $short_slower, same in $short_same of $trials"
 need=$(( (19 * trials + 19) / 20 ))
-[ "$slower" -ge "$need" ] && [ "$aa_slower" -eq 0 ] || { echo "FAIL: needs SLOWER in >= $need of $trials and A/A never SLOWER"; exit 1; }
+[ "$slower" -ge "$need" ] && [ "$aa_slower" -eq 0 ] && [ "$short_inconclusive" -eq "$trials" ] || {
+  echo "FAIL: needs SLOWER in >= $need of $trials, A/A never SLOWER and without --min-time always inconclusive"
+  exit 1
+}

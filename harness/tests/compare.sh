@@ -38,6 +38,28 @@ fi
 expect_exit 0 "$MAPP" compare old.jsonl noise.jsonl
 expect_output "0 slower"
 
+# figures that cannot carry an answer: the same 10 % slowdown with every
+# record's timed phase 0.4 ms (too-short), or with a run delay of 50 % in
+# every record (disturbed), is inconclusive, naming the detectable change;
+# a 20 ms timed phase keeps it SLOWER
+with_record() { # IN OUT JSON-FIELDS: the heat records of IN with FIELDS added
+  sed -n "/\"app\":\"heat\"/s|}\$|,$3}|p" "$1" >"$2"
+}
+with_record old.jsonl old-short.jsonl '"timing":{"timed_s":0.0004}'
+with_record slower.jsonl slower-short.jsonl '"timing":{"timed_s":0.0004}'
+expect_exit 0 "$MAPP" compare old-short.jsonl slower-short.jsonl
+grep -E "^heat +mpi .* too-short +inconclusive" <<<"$OUT" >/dev/null ||
+  { echo "$OUT"; fail "a too-short slowdown is not inconclusive"; }
+grep -E "^heat +mpi .* \+-[0-9.]+ %" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "no detectable change is named"; }
+with_record old.jsonl old-long.jsonl '"timing":{"timed_s":0.02}'
+with_record slower.jsonl slower-long.jsonl '"timing":{"timed_s":0.02}'
+expect_exit 1 "$MAPP" compare old-long.jsonl slower-long.jsonl
+grep -E "^heat +mpi .* SLOWER" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "a 20 ms slowdown is not SLOWER"; }
+with_record slower.jsonl slower-disturbed.jsonl '"timing":{"timed_s":0.02},"disturbance":{"run_delay_fraction":0.5}'
+expect_exit 0 "$MAPP" compare old-long.jsonl slower-disturbed.jsonl
+grep -E "^heat +mpi .* stable/disturbed +inconclusive" <<<"$OUT" >/dev/null ||
+  { echo "$OUT"; fail "a disturbed slowdown is not inconclusive"; }
+
 # a results folder works as well as a file; a configuration on one side only is listed
 mkdir -p folder && grep heat noise.jsonl >folder/results.jsonl
 expect_exit 0 "$MAPP" compare old.jsonl folder

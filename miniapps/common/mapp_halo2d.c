@@ -105,7 +105,7 @@ static int side_bytes(const mapp_decomp2d *d, MPI_Datatype type, int nfields, in
 
 int mapp_halo2d_exchange(const mapp_halo2d *h, double *const *fields, int nfields) {
   if (nfields < 1) return MAPP_OK;
-  int cols, rows;
+  int cols = 0, rows = 0; /* set by side_bytes, which returns an error otherwise */
   MAPP_TRY(side_bytes(h->d, h->d->col_halo, nfields, &cols));
   MAPP_TRY(side_bytes(h->d, h->padded_rows, nfields, &rows));
   int most = cols > rows ? cols : rows;
