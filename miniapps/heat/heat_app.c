@@ -97,7 +97,7 @@ static int heat_describe(mapp_run *run, void *state) {
   heat_run *h = state;
   const heat_domain *d = &h->d;
   /* The solve alone: a NAM run's compute also publishes and animates the
-   * region, which --min-time never repeats; otherwise the driver's mean of
+   * region, which --min-time never repeats; otherwise the driver's fastest of
    * the timed iterations. */
   double solve_max = run->compute_s;
   if (h->nam) MAPP_MPI(MPI_Allreduce(&h->solve_s, &solve_max, 1, MPI_DOUBLE, MPI_MAX, d->comm));
