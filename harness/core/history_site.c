@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "history.h"
 #include "mapp_error.h"
+#include "strv.h"
 
 #define TREND_PREFIX "history-"
 
@@ -229,6 +230,89 @@ static int write_index(const history_site *site, const site_entry *entries, size
   return status;
 }
 
+/* ---------------------------------------------------------------- what a publish wrote */
+
+/* DIR/.mapp-site lists, a relative path a line, the files the last publish
+ * into DIR wrote for its configurations: each page and its trend figure's
+ * image, data and script. The next publish removes those it does not write
+ * again (a configuration since deselected, or gone from the history), so
+ * the site holds no page its index has stopped linking; every other file in
+ * DIR is left alone. */
+#define SITE_MANIFEST ".mapp-site"
+
+static int entry_files(const site_entry *e, strv *files) {
+  static const char *const figure_files[] = {"svg", "dat", "gp"};
+  MAPP_TRY(strv_pushf(files, "%s.html", e->slug));
+  for (size_t k = 0; k < sizeof figure_files / sizeof figure_files[0]; ++k)
+    MAPP_TRY(strv_pushf(files, "figures/%s.%s", e->stem, figure_files[k]));
+  return MAPP_OK;
+}
+
+/* A path the manifest may name: inside DIR, no way out of it. */
+static bool inside_site(const char *path) {
+  return path[0] && path[0] != '/' && strcmp(path, "..") && strncmp(path, "../", 3) && !strstr(path, "/../") &&
+         !(strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/.."));
+}
+
+static int read_manifest(const char *dir, strv *files) {
+  char *path = path_join(dir, SITE_MANIFEST), *text = NULL;
+  if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = path_exists(path) ? read_text_file(path, &text) : MAPP_OK;
+  char *save = NULL;
+  for (char *line = text ? strtok_r(text, "\n", &save) : NULL; status == MAPP_OK && line;
+       line = strtok_r(NULL, "\n", &save))
+    if (inside_site(line)) status = strv_push(files, line);
+  free(text);
+  free(path);
+  return status;
+}
+
+/* The files the earlier publish listed and this one did not write. */
+static int remove_stale(const char *dir, const strv *before, const strv *now, size_t *removed) {
+  *removed = 0;
+  for (size_t i = 0; i < before->count; ++i) {
+    if (strv_contains(now, before->items[i])) continue;
+    char *path = path_join(dir, before->items[i]);
+    if (!path) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    int gone = unlink(path) == 0, missing = !gone && errno == ENOENT;
+    int status = gone || missing ? MAPP_OK
+                                 : mapp_fail(MAPP_ERR_SYSTEM, "cannot remove %s, published before: %s", path,
+                                             strerror(errno));
+    free(path);
+    MAPP_TRY(status);
+    *removed += (size_t)gone;
+  }
+  return MAPP_OK;
+}
+
+static int write_manifest(const char *dir, const strv *files) {
+  char *path = path_join(dir, SITE_MANIFEST), *text = strv_join(files, "\n");
+  char *body = text ? str_printf("%s%s", text, files->count ? "\n" : "") : NULL;
+  int status = path && body ? write_text_file(path, body) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(body);
+  free(text);
+  free(path);
+  return status;
+}
+
+/* After the pages are written: the earlier publish's leftovers removed and
+ * this publish's files listed for the next. */
+static int tidy_site(const char *dir, const site_entry *entries, size_t count) {
+  strv before = {0}, now = {0};
+  size_t removed = 0;
+  int status = read_manifest(dir, &before);
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i)
+    if (entries[i].published) status = entry_files(&entries[i], &now);
+  if (status == MAPP_OK) status = remove_stale(dir, &before, &now, &removed);
+  if (status == MAPP_OK) status = write_manifest(dir, &now);
+  if (status == MAPP_OK && removed)
+    printf("%zu file%s of configurations no longer published removed from %s\n", removed, removed == 1 ? "" : "s",
+           dir);
+  strv_free(&before);
+  strv_free(&now);
+  return status;
+}
+
 /* ---------------------------------------------------------------- publish */
 
 /* dir and dir/figures made; a dir that cannot be, or cannot be written
@@ -264,6 +348,7 @@ int history_site_publish(const history_site *site, const char *dir) {
   for (size_t i = 0; status == MAPP_OK && i < set->count; ++i)
     if (site->keep[i] && set->items[i].count) status = publish_one(site, i, &trends, &entries[i], dir), ++published;
   if (status == MAPP_OK) status = write_index(site, entries, published, dir);
+  if (status == MAPP_OK) status = tidy_site(dir, entries, set->count);
   for (size_t i = 0; entries && i < set->count; ++i) free(entries[i].judged.changes.points);
   free(entries);
   strv_free(&trends.stems);

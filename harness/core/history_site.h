@@ -5,7 +5,10 @@
  * (SLUG: the configuration as a file name) shows one configuration's trend
  * figure, change points marked, and its change points and revisions as
  * tables. The pages open from the file system: no server, no script, the
- * figures inlined (doc.h); the figures' files stay in DIR/figures/. */
+ * figures inlined (doc.h); the figures' files stay in DIR/figures/.
+ * DIR/.mapp-site lists the configurations' files a publish wrote; the next
+ * publish into DIR removes those it does not write again (a configuration
+ * deselected or gone), and nothing else. */
 #ifndef HARNESS_HISTORY_SITE_H
 #define HARNESS_HISTORY_SITE_H
 

@@ -28,6 +28,27 @@ n4=heat_mpi_serial_tiny_weak_n4_t1
 for page in index $n1 heat_mpi_serial_tiny_weak_n2_t1 $n4; do [ -s site/$page.html ] || fail "no site/$page.html"; done
 [ -s site/figures/history-$n1.svg ] || fail "no trend figure of $n1"
 
+# publishing again with fewer configurations removes the pages and figure
+# files of the ones left out, which the last publish listed in .mapp-site,
+# and nothing of the user's; publishing them all again brings them back
+echo "notes" >site/notes.html && echo "mine" >site/figures/mine.svg
+expect_exit 0 "$MAPP" history publish site --db res/history.sqlite --only ranks=1
+expect_output "site/index.html (1 configuration page)"
+expect_output "8 files of configurations no longer published removed from site"
+[ -s site/$n1.html ] && [ -s site/figures/history-$n1.svg ] || fail "the kept configuration's page or figure is gone"
+for f in site/$n4.html site/figures/history-$n4.svg site/figures/history-$n4.dat site/figures/history-$n4.gp; do
+  [ ! -e "$f" ] || fail "$f of a configuration no longer published is still there"
+done
+[ -s site/notes.html ] && [ -s site/figures/mine.svg ] || fail "publish removed a file it had not written"
+# (paths out of the site, relative and absolute, both in the scratch folder)
+printf '../outside.html\n%s/outside-absolute.html\n' "$PWD" >>site/.mapp-site
+echo "outside" >outside.html && echo "outside" >outside-absolute.html
+expect_exit 0 "$MAPP" history publish site --db res/history.sqlite
+expect_output "site/index.html (3 configuration pages)"
+[ -s outside.html ] && [ -s outside-absolute.html ] || fail "a path out of the site in .mapp-site was removed"
+[ -s site/$n4.html ] && [ -s site/figures/history-$n4.svg ] || fail "publishing every configuration again left one out"
+[ "$(wc -l <site/.mapp-site)" = 12 ] || fail "site/.mapp-site does not list 3 pages and their 9 figure files"
+
 # a record's strings are text in the page, never markup
 grep -qF "vm &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot; &#39;single&#39;" $R/report.html ||
   fail "the host name is not escaped in report.html"
