@@ -1,6 +1,7 @@
 /* The driver every mini-app shares (mapp_app.h): parsing, MPI start-up at
  * the variant's thread level, --list, presets, threads, the hooks in their
  * phases, the record, the summary, the verdict and the exit code. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,13 +372,19 @@ static bool more_iterations(const mapp_iterations *it) {
   return after_warmup < it->min_time;
 }
 
-/* The phases of one timed iteration: what the iterations after the warm-up
- * added, divided by their count, on top of what came before the first. */
-static void timers_per_iteration(mapp_run *run, const mapp_timers *at_start, const mapp_timers *after_warmup) {
-  int timed = mapp_iterations_timed(&run->iterations);
-  const mapp_timers *from = run->iterations.warmup ? after_warmup : at_start;
-  for (int p = MAPP_PHASE_COMPUTE; p < MAPP_PHASE_COUNT; ++p)
-    run->timers.total[p] = at_start->total[p] + (run->timers.total[p] - from->total[p]) / timed;
+/* The phases one iteration added to the timers, kept for the fastest
+ * iteration seen (seconds: its time, max over ranks, the same on every rank,
+ * so every rank keeps the same iteration). */
+typedef struct {
+  double seconds;
+  double added[MAPP_PHASE_COUNT];
+} iteration_phases;
+
+static void keep_if_fastest(iteration_phases *fastest, double seconds, const mapp_timers *before,
+                            const mapp_timers *after) {
+  if (!(seconds < fastest->seconds)) return;
+  fastest->seconds = seconds;
+  for (int p = 0; p < MAPP_PHASE_COUNT; ++p) fastest->added[p] = after->total[p] - before->total[p];
 }
 
 /* The compute hook once, or with --min-time as often as it asks; each
@@ -386,30 +393,35 @@ static void timers_per_iteration(mapp_run *run, const mapp_timers *at_start, con
  * guest on the host core, a slower clock for a while), so the fastest
  * iteration is the estimate of the code's own time that such noise moves
  * least (Chen and Revels, "Robust benchmarking in noisy environments",
- * 2016). The record keeps every iteration and their mean; the phases are
- * the mean iteration's. The disturbance is measured over the timed ones. */
+ * 2016). The phases are that iteration's, on top of what came before the
+ * first; the record keeps every iteration's time and their mean. The
+ * disturbance is measured over the timed iterations. */
 static int run_compute(const mapp_app *app, mapp_run *run, const char *prog, void *state, int *differ) {
   mapp_iterations *it = &run->iterations;
   it->min_time = run->common.min_time;
-  mapp_timers at_start = run->timers;
+  const mapp_timers at_start = run->timers;
+  iteration_phases first_phases = {.seconds = INFINITY}, timed_phases = {.seconds = INFINITY};
   mapp_disturb_sample before, after_first, end;
   uint64_t first = 0;
   mapp_disturb_sample_take(&before);
   double seconds;
   int status = compute_once(app, run, prog, state, &seconds);
+  if (status == MAPP_OK) keep_if_fastest(&first_phases, seconds, &at_start, &run->timers);
   mapp_disturb_sample_take(&after_first);
-  mapp_timers after_warmup = run->timers;
   bool repeat = status == MAPP_OK && app->digest && it->min_time > 0.0;
   if (repeat) status = compare_digest(app, run, prog, state, &first, differ);
   while (repeat && status == MAPP_OK && more_iterations(it)) {
     status = reset_once(app, run, prog, state);
+    mapp_timers before_iteration = run->timers;
     if (status == MAPP_OK) status = compute_once(app, run, prog, state, &seconds);
+    if (status == MAPP_OK) keep_if_fastest(&timed_phases, seconds, &before_iteration, &run->timers);
     if (status == MAPP_OK) status = compare_digest(app, run, prog, state, &first, differ);
   }
   mapp_disturb_sample_take(&end);
   if (status != MAPP_OK) return status;
   it->warmup = it->count > 1;
-  timers_per_iteration(run, &at_start, &after_warmup);
+  const iteration_phases *figure = it->warmup ? &timed_phases : &first_phases;
+  for (int p = MAPP_PHASE_COMPUTE; p < MAPP_PHASE_COUNT; ++p) run->timers.total[p] = at_start.total[p] + figure->added[p];
   run->compute_s = mapp_iterations_fastest_s(it);
   return mapp_disturbance_between(it->warmup ? &after_first : &before, &end, run->mpi.comm, &run->disturbance);
 }

@@ -24,7 +24,7 @@
  *              digest fingerprints every iteration's answer, which must be
  *              the one of the first bit for bit (else a failed verification);
  *              run->compute_s is then the fastest timed iteration (the
- *              figure of merit's time) and the phases those of their mean;
+ *              figure of merit's time) and the phases that iteration's;
  *     verify   invariants into run->rec.checks;
  *     describe dims, figure of merit, app_data into run->rec;
  *     write    (IO phase)      the answer file, when --output is given;

@@ -4,8 +4,9 @@
 # passes when the answer of the repeated timed phase equals REFERENCE bit
 # for bit (the reset hook put the state back where setup left it), and the
 # record says the phase ran more than once with identical answers, with
-# fastest_s and mean_s those of the timed iterations (heat's figure of merit
-# over the fastest, which every app's driver figure shares). A first
+# fastest_s and mean_s those of the timed iterations, the phases the
+# fastest iteration's (heat's figure of merit over the fastest, which every
+# app's driver figure shares). A first
 # iteration that alone outlasts the min-time is the whole figure, so the
 # run is made again with three times that iteration's time: the reset is
 # always exercised. Shared by the generic --min-time tests of every
@@ -39,6 +40,10 @@ timed = t["seconds"][1:]
 if t.get("fastest_s") != min(timed) or abs(t.get("mean_s", 0) - sum(timed) / len(timed)) > 1e-12 * t["timed_s"]:
     sys.exit(f"FAIL: fastest_s {t.get('fastest_s')} / mean_s {t.get('mean_s')} are not the timed iterations' "
              f"minimum {min(timed)} / mean {sum(timed) / len(timed)}")
+# the phases are the fastest iteration's: no rank spent longer in compute
+compute = r["phases"]["compute"]["max"]
+if compute > t["fastest_s"] * (1 + 1e-9):
+    sys.exit(f"FAIL: phases.compute.max {compute} s is longer than the fastest iteration's {t['fastest_s']} s")
 if r["app"] == "heat":  # the figure's time is the fastest iteration's
     p = r["problem"]
     work = p["rows"]["global"] * p["cols"]["global"] * r["steps"]
