@@ -390,7 +390,7 @@ static void keep_if_fastest(iteration_phases *fastest, double seconds, const map
 /* The compute hook once, or with --min-time as often as it asks; each
  * iteration's answer held to the first's. run->compute_s is the fastest
  * timed iteration: noise on a shared machine only ever adds time (another
- * guest on the host core, a slower clock for a while), so the fastest
+ * guest contending for the core or its caches, a preemption), so the fastest
  * iteration is the estimate of the code's own time that such noise moves
  * least (Chen and Revels, "Robust benchmarking in noisy environments",
  * 2016). The phases are that iteration's, on top of what came before the
