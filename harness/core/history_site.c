@@ -286,11 +286,8 @@ static int remove_stale(const char *dir, const strv *before, const strv *now, si
 }
 
 static int write_manifest(const char *dir, const strv *files) {
-  char *path = path_join(dir, SITE_MANIFEST), *text = strv_join(files, "\n");
-  char *body = text ? str_printf("%s%s", text, files->count ? "\n" : "") : NULL;
-  int status = path && body ? write_text_file(path, body) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  free(body);
-  free(text);
+  char *path = path_join(dir, SITE_MANIFEST);
+  int status = path ? strv_write_lines(files, path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   free(path);
   return status;
 }

@@ -104,7 +104,7 @@ double perf_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
       else if (a[i] == b[j]) ua += 0.5, ties = true;
     }
   *u = ua;
-  double mean = 0.5 * (double)na * (double)nb, small = fmin(ua, (double)na * (double)nb - ua), below;
+  double mean = 0.5 * (double)na * (double)nb, small = fmin(ua, (double)na * (double)nb - ua), below = 1.0;
   if (!ties && na * nb <= EXACT_LIMIT && exact_cdf(na, nb, small, &below) == MAPP_OK) {
     *exact = true;
     return fmin(1.0, 2.0 * below);

@@ -381,11 +381,7 @@ char *plot_index_path(const char *results_file) {
 
 static int write_index(const char *results_file, const strv *written) {
   char *index = plot_index_path(results_file);
-  char *text = strv_join(written, "\n");
-  char *with_newline = text ? str_printf("%s%s", text, written->count ? "\n" : "") : NULL;
-  int status = index && with_newline ? write_text_file(index, with_newline) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  free(with_newline);
-  free(text);
+  int status = index ? strv_write_lines(written, index) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   free(index);
   return status;
 }

@@ -23,8 +23,11 @@ static volatile sig_atomic_t running_child = 0;
 
 /* Pass the signal to the child and wait for it (mpirun needs a moment to
  * stop its ranks), so no launch outlives the harness; a child still there
- * after 10 s is killed. Then die of the signal ourselves, with the default
- * action, so our parent sees the real cause. Only async-signal-safe calls. */
+ * after 10 s is killed. A launch with a time limit has the harness as its
+ * subreaper, and mpirun may exit while its ranks are still dying: those
+ * orphans are waited for too, within the same 10 s. Then die of the signal
+ * ourselves, with the default action, so our parent sees the real cause.
+ * Only async-signal-safe calls. */
 static void forward_and_die(int sig) {
   pid_t child = (pid_t)running_child;
   if (child > 0) {
@@ -37,6 +40,10 @@ static void forward_and_die(int sig) {
       kill(child, SIGKILL);
       waitpid(child, NULL, 0);
     }
+    /* The launch's orphans (ranks mpirun left dying) are ours as their
+     * subreaper: wait until none is left, reaping each as it ends. */
+    for (pid_t got; (got = waitpid(-1, NULL, WNOHANG)) >= 0 && waited++ < 200;)
+      if (got == 0) nanosleep(&tick, NULL);
   }
   signal(sig, SIG_DFL);
   raise(sig);

@@ -122,3 +122,12 @@ void strv_free(strv *v) {
   free(v->items);
   *v = (strv){0};
 }
+
+int strv_write_lines(const strv *v, const char *path) {
+  char *text = strv_join(v, "\n");
+  char *lines = text ? str_printf("%s%s", text, v->count ? "\n" : "") : NULL;
+  int status = lines ? write_text_file(path, lines) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  free(lines);
+  free(text);
+  return status;
+}

@@ -25,6 +25,8 @@ char *strv_join(const strv *v, const char *sep);
 char *strv_join_shell(const strv *v);
 /* One word quoted for a POSIX shell (malloc'd). */
 char *shell_quote(const char *word);
+/* The items into the file at path, one a line (each ending in a newline). */
+int strv_write_lines(const strv *v, const char *path);
 void strv_free(strv *v);
 
 #endif
