@@ -63,7 +63,7 @@ static const result_group *worse(const result_group *a, const result_group *b) {
  * figures themselves untrustworthy, whatever the interval. */
 static void reading(const perf_change *c, const result_group *weakest, char *text, size_t len) {
   if (!c->bounded) snprintf(text, len, "this machine cannot tell: too few repetitions for a 95 %% interval");
-  else if (weakest->verdict.kind == VERDICT_TOO_SHORT || weakest->verdict.kind == VERDICT_DISTURBED) {
+  else if (!verdict_figures_trusted(weakest->verdict.kind)) {
     char because[160];
     verdict_explain(&weakest->verdict, VERDICT_DEFAULT_PRECISION, because, sizeof because);
     snprintf(text, len, "this machine cannot tell (%s/%s %s)", weakest->variant, weakest->backend, because);

@@ -107,15 +107,6 @@ static void print_change(const perf_change *c) {
   printf("  %8.2g%s", c->p_value, c->exact ? " " : "~");
 }
 
-/* Whether a side's figures can carry an answer at all: a too-short timed
- * phase measures the timer, the warm-up and cold caches more than the code,
- * and a disturbed side lost its time to others. Either leaves the answer
- * inconclusive, whatever the statistics say (as the report's headline
- * reads them). */
-static bool figures_trusted(const result_group *g) {
-  return g->verdict.kind != VERDICT_TOO_SHORT && g->verdict.kind != VERDICT_DISTURBED;
-}
-
 static int compare_one(const result_group *old, const result_group *new_, compare_totals *totals) {
   print_config(new_);
   if (old->timed < 2 || new_->timed < 2) {
@@ -127,7 +118,9 @@ static int compare_one(const result_group *old, const result_group *new_, compar
   MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, &c));
   ++totals->compared;
   perf_answer answer = perf_judge(&c, totals->threshold, totals->alpha);
-  if (!figures_trusted(old) || !figures_trusted(new_)) answer = PERF_INCONCLUSIVE;
+  /* a side whose figures cannot carry an answer leaves it inconclusive, whatever the statistics say */
+  if (!verdict_figures_trusted(old->verdict.kind) || !verdict_figures_trusted(new_->verdict.kind))
+    answer = PERF_INCONCLUSIVE;
   ++totals->answers[answer];
   printf(" %3zu %3zu  %10.4g %10.4g", old->timed, new_->timed, old->fom_median, new_->fom_median);
   print_change(&c);

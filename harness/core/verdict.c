@@ -22,6 +22,8 @@ const char *verdict_name(verdict_kind kind) {
   return "?";
 }
 
+bool verdict_figures_trusted(verdict_kind kind) { return kind != VERDICT_TOO_SHORT && kind != VERDICT_DISTURBED; }
+
 /* ---------------------------------------------------------------- order statistics */
 
 static int ascending(const void *a, const void *b) {

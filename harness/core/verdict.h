@@ -60,6 +60,10 @@ typedef enum { VERDICT_STABLE, VERDICT_NOISY, VERDICT_TOO_SHORT, VERDICT_DISTURB
 
 /* "stable", "noisy", "too-short", "disturbed". */
 const char *verdict_name(verdict_kind kind);
+/* Whether figures with this verdict can carry an answer at all: a
+ * too-short timed phase measures the timer, the warm-up and cold caches more
+ * than the code, and a disturbed configuration lost its time to others. */
+bool verdict_figures_trusted(verdict_kind kind);
 
 /* The 95 % interval of the median of values[n] by order statistics:
  * [x(k), x(n + 1 - k)] of the sorted values with the largest k whose
