@@ -117,13 +117,13 @@ __device__ long padded_at(const dims &d, long i, long j, long k) {
   return (i + d.p0) * d.pn1 * d.pn2 + (j + d.p1) * d.pn2 + (k + d.p2);
 }
 
-__global__ void step_kernel(dims d, int radius, weights w, const double *c, const double *b, const double *inv_a,
-                            double *next, const double *cur, const double *prev) {
+__global__ void step_kernel(dims d, int radius, weights w, const double *ratio, const double *inv_a, double *next,
+                            const double *cur, const double *prev) {
   long n = d.n0 * d.n1 * d.n2;
   for (long t = blockIdx.x * (long)blockDim.x + threadIdx.x; t < n; t += (long)gridDim.x * blockDim.x) {
     long k = t % d.n2, j = (t / d.n2) % d.n1, i = t / (d.n2 * d.n1);
     long at = padded_at(d, i, j, k);
-    next[at] = snap_update(cur, prev, at, d.s0, d.s1, d.s2, radius, w.w, c[at], b[at], inv_a[at]);
+    next[at] = snap_update(cur, prev, at, d.s0, d.s1, d.s2, radius, w.w, ratio[at], inv_a[at]);
   }
 }
 
@@ -225,12 +225,12 @@ void cuda_release(double *field) { cudaFree(field); }
 int cuda_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
   const snap_grid *g = &p->grid;
   size_t bytes = sizeof(double) * g->padded;
-  double *host = (double *)calloc(3 * (size_t)g->padded, sizeof(double));
-  if (!host) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory staging the model (%zu bytes)", 3 * bytes);
-  snap_fill_coeffs(p, m, host, host + g->padded, host + 2 * g->padded);
-  double **dst[3] = {&k->c, &k->b, &k->inv_a};
+  double *host = (double *)calloc(2 * (size_t)g->padded, sizeof(double));
+  if (!host) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory staging the model (%zu bytes)", 2 * bytes);
+  snap_fill_coeffs(p, m, host, host + g->padded);
+  double **dst[2] = {&k->ratio, &k->inv_a};
   int status = MAPP_OK;
-  for (int a = 0; a < 3 && !status; a++) {
+  for (int a = 0; a < 2 && !status; a++) {
     status = check(cudaMalloc(dst[a], bytes), "allocating the model");
     if (!status) status = check(cudaMemcpy(*dst[a], host + a * g->padded, bytes, cudaMemcpyHostToDevice), "copying the model");
   }
@@ -239,14 +239,14 @@ int cuda_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
 }
 
 void cuda_free_coeffs(snap_coeffs *k) {
-  cudaFree(k->c), cudaFree(k->b), cudaFree(k->inv_a);
-  k->c = k->b = k->inv_a = nullptr;
+  cudaFree(k->ratio), cudaFree(k->inv_a);
+  k->ratio = k->inv_a = nullptr;
 }
 
 void cuda_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
   weights w;
   memcpy(w.w, g->w, sizeof w.w);
-  step_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), g->radius, w, k->c, k->b, k->inv_a, next,
+  step_kernel<<<blocks_for(g->interior), kThreads, 0, dev.compute>>>(dims_of(g), g->radius, w, k->ratio, k->inv_a, next,
                                                                 cur, prev);
 }
 
@@ -378,12 +378,13 @@ int cuda_image_in_place(const snap_grid *g, double *grad, const double *snapshot
 }
 
 /* No step_save: the fields are device memory, so a snapshot leaves by
- * snapshot_out's asynchronous copy on its own stream. */
+ * snapshot_out's asynchronous copy on its own stream. No step_image: the
+ * imaging is its own kernel on the compute stream. */
 const snap_ops cuda_ops = {
     "cuda",          cuda_alloc,         cuda_release,       cuda_set_coeffs, cuda_free_coeffs,
     cuda_step,       nullptr,            cuda_inject,        cuda_sample,     cuda_exchange,
     cuda_snapshot_out, cuda_snapshot_wait, cuda_image,       cuda_to_host,    cuda_from_host,
-    cuda_image_in_place,
+    cuda_image_in_place, nullptr,
 };
 
 /* ------------------------------------------------------------ the device tier */

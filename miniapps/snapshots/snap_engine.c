@@ -20,6 +20,7 @@ struct snap_engine {
   double *values;            /* injection values: interior-sized */
   long *all_idx;             /* padded index of every interior point */
   long src_interior;         /* the source point's index in a snapshot (its owner only) */
+  snap_row_sources receivers;/* this rank's receivers by row (the adjoint's fused step) */
 };
 
 static void rotate(double *f[3]) {
@@ -49,7 +50,7 @@ int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops 
         e->all_idx[n] = snap_index(g, i, j, z);
         if (e->all_idx[n] == p->src_local) e->src_interior = n;
       }
-  return MAPP_OK;
+  return snap_row_sources_create(g, p->rec_local, p->nrec_local, &e->receivers);
 }
 
 void snap_engine_free(snap_engine *e) {
@@ -62,6 +63,7 @@ void snap_engine_free(snap_engine *e) {
   if (e->abs_b) e->ops->release(e->abs_b);
   if (e->have_coeffs) e->ops->free_coeffs(&e->k);
   free(e->host), free(e->pack), free(e->values), free(e->all_idx);
+  snap_row_sources_free(&e->receivers);
   free(e);
 }
 
@@ -112,8 +114,14 @@ static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const dou
   const snap_problem *p = e->p;
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->v[1]));
-  e->ops->step(g, &e->k, e->v[2], e->v[1], e->v[0]);
-  e->ops->inject(&e->k, e->v[2], p->rec_local, rec_adj + (j - 1) * p->nrec_local, p->nrec_local);
+  const double *values = rec_adj + (j - 1) * p->nrec_local;
+  if (snapshot && !in_place && !abs_d2 && e->ops->step_image) {
+    e->ops->step_image(g, &e->k, e->v[2], e->v[1], e->v[0], &e->receivers, values, snapshot, e->grad_b);
+    snapshot = NULL; /* imaged */
+  } else {
+    e->ops->step(g, &e->k, e->v[2], e->v[1], e->v[0]);
+    e->ops->inject(&e->k, e->v[2], p->rec_local, values, p->nrec_local);
+  }
   double *abs_b = abs_d2 ? e->abs_b : NULL;
   if (snapshot && in_place) {
     if (!e->ops->image_in_place)

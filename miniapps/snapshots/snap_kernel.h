@@ -9,7 +9,12 @@
  *   a u^k = (c + L) u^{k-1} - b u^{k-2} + q^{k-1}
  *   a = m/dt^2 + eta/(2 dt), b = m/dt^2 - eta/(2 dt), c = 2 m/dt^2.
  * Its transpose has the same form run backwards in time, so the adjoint is
- * this same update (exact to rounding: the dot test). */
+ * this same update (exact to rounding: the dot test).
+ *
+ * Since c = a + b, dividing by a leaves two coefficients per point,
+ *   u^k = u^{k-1} + r (u^{k-1} - u^{k-2}) + (1/a) L u^{k-1} + q^{k-1}/a,
+ * r = b/a (1 outside the absorbing layer): a step streams two model
+ * arrays (as a propagator holding m and the damping does), not three. */
 #ifndef SNAP_KERNEL_H
 #define SNAP_KERNEL_H
 
@@ -49,11 +54,11 @@ SNAP_HD static inline double snap_laplacian(const double *u, long i, long s0, lo
   return lap;
 }
 
-/* One point of the update: next = ((c + L) cur - b prev) / a, with the
- * model held as c, b and 1/a per point. */
+/* One point of the update: next = cur + r (cur - prev) + L cur / a, with
+ * the model held as r = b/a and 1/a per point. */
 SNAP_HD static inline double snap_update(const double *cur, const double *prev, long i, long s0, long s1, long s2,
-                                         int radius, const double *w, double c, double b, double inv_a) {
-  return (c * cur[i] + snap_laplacian(cur, i, s0, s1, s2, radius, w) - b * prev[i]) * inv_a;
+                                         int radius, const double *w, double ratio, double inv_a) {
+  return (cur[i] + ratio * (cur[i] - prev[i])) + inv_a * snap_laplacian(cur, i, s0, s1, s2, radius, w);
 }
 
 /* The imaging condition at one point: u(t) times the second time

@@ -69,6 +69,43 @@ int snap_grid_create(MPI_Comm comm, const snap_config *cfg, snap_grid *g) {
   return MAPP_OK;
 }
 
+int snap_row_sources_create(const snap_grid *g, const long *idx, long n, snap_row_sources *s) {
+  memset(s, 0, sizeof *s);
+  s->rows = g->n[0] * g->n[1];
+  size_t slots = n > 0 ? (size_t)n : 1;
+  MAPP_TRY(mapp_calloc((void **)&s->first, (size_t)s->rows + 1, sizeof(long), "the sources' row offsets"));
+  MAPP_TRY(mapp_calloc((void **)&s->idx, slots, sizeof(long), "the sources' indices"));
+  MAPP_TRY(mapp_calloc((void **)&s->order, slots, sizeof(long), "the sources' order"));
+  long *row_of = NULL;
+  MAPP_TRY(mapp_calloc((void **)&row_of, slots, sizeof(long), "the sources' rows"));
+  for (long q = 0; q < n; q++) {
+    if (idx[q] < 0) continue;
+    long i = idx[q] / g->stride[0] - g->pad[0], j = (idx[q] % g->stride[0]) / g->pn[2] - g->pad[1];
+    row_of[q] = i * g->n[1] + j;
+    s->first[row_of[q] + 1]++;
+  }
+  for (long r = 0; r < s->rows; r++) s->first[r + 1] += s->first[r];
+  long *fill = NULL;
+  int status = mapp_calloc((void **)&fill, (size_t)s->rows + 1, sizeof(long), "the sources' row fill");
+  if (status) {
+    free(row_of);
+    return status;
+  }
+  memcpy(fill, s->first, sizeof(long) * (size_t)(s->rows + 1));
+  for (long q = 0; q < n; q++) {
+    if (idx[q] < 0) continue;
+    long at = fill[row_of[q]]++;
+    s->idx[at] = idx[q], s->order[at] = q;
+  }
+  free(fill), free(row_of);
+  return MAPP_OK;
+}
+
+void snap_row_sources_free(snap_row_sources *s) {
+  free(s->first), free(s->idx), free(s->order);
+  memset(s, 0, sizeof *s);
+}
+
 void snap_pack(const snap_grid *g, const double *padded, double *interior) {
   for (long i = 0; i < g->n[0]; i++)
     for (long j = 0; j < g->n[1]; j++)
@@ -167,20 +204,20 @@ void snap_model_smooth(const snap_problem *p, double *m) { fill_model(p, m, velo
 void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, snap_estimate *est) {
   size_t field = (size_t)g->padded * sizeof(double), interior = (size_t)g->interior * sizeof(double);
   est->snapshot_bytes = interior;
-  /* u and v (three time levels each), the two image accumulators, c, b,
+  /* u and v (three time levels each), the two image accumulators, r,
    * 1/a and a host read-back field; interior-sized: the model, the true
    * model while observing, the gradient, the last wavefield, three
    * engine buffers (the last as 8-byte indices). */
-  est->wavefields = 12 * field + 7 * interior;
-  /* On CUDA the device holds u and v, the two accumulators, c, b, 1/a (11
+  est->wavefields = 11 * field + 7 * interior;
+  /* On CUDA the device holds u and v, the two accumulators, r, 1/a (10
    * padded fields) and the pack buffer; the receivers' scratch is small. */
-  est->device = 11 * field + interior;
+  est->device = 10 * field + interior;
   est->buffers = (size_t)buffers * interior;
   est->nsnap = cfg->nt / cfg->save_every;
   est->snapshots = (size_t)est->nsnap * est->snapshot_bytes;
 }
 
-void snap_fill_coeffs(const snap_problem *p, const double *m, double *c, double *b, double *inv_a) {
+void snap_fill_coeffs(const snap_problem *p, const double *m, double *ratio, double *inv_a) {
   const snap_grid *g = &p->grid;
   double dt = p->dt, nbl = p->cfg.nbl;
   /* Damping d0 (n/nbl)^2 into the layer, d0 = 3 vmax ln(1000) / (2 L). */
@@ -198,8 +235,8 @@ void snap_fill_coeffs(const snap_problem *p, const double *m, double *c, double 
         double eta = depth > 0 ? d0 * (depth / nbl) * (depth / nbl) : 0.0;
         double mm = m[(i * g->n[1] + j) * g->n[2] + z];
         long idx = snap_index(g, i, j, z);
-        c[idx] = 2.0 * mm / (dt * dt);
-        b[idx] = mm / (dt * dt) - eta / (2.0 * dt);
-        inv_a[idx] = 1.0 / (mm / (dt * dt) + eta / (2.0 * dt));
+        double a = mm / (dt * dt) + eta / (2.0 * dt), b = mm / (dt * dt) - eta / (2.0 * dt);
+        ratio[idx] = b / a;
+        inv_a[idx] = 1.0 / a;
       }
 }

@@ -112,14 +112,28 @@ void snap_model_smooth(const snap_problem *p, double *m);
 
 /* ------------------------------------------------------------ backends */
 
-/* The model as the update reads it: c, b and 1/a per padded point. */
+/* The model as the update reads it: r = b/a and 1/a per padded point
+ * (snap_kernel.h). */
 typedef struct {
-  double *c, *b, *inv_a;
+  double *ratio, *inv_a;
 } snap_coeffs;
 
-/* c, b and 1/a of the update at every interior point of padded host arrays
- * (the absorbing layer's damping included). */
-void snap_fill_coeffs(const snap_problem *p, const double *m, double *c, double *b, double *inv_a);
+/* r = b/a and 1/a of the update at every interior point of padded host
+ * arrays (the absorbing layer's damping included). */
+void snap_fill_coeffs(const snap_problem *p, const double *m, double *ratio, double *inv_a);
+
+/* Point sources of one step (the adjoint's receivers) grouped by the row
+ * (i, j) they fall in, so a backend's row loop can inject a row's own
+ * sources right after computing it. */
+typedef struct snap_row_sources {
+  long rows;   /* n[0] x n[1] */
+  long *first; /* rows + 1 offsets into idx (CSR) */
+  long *idx;   /* padded index per source, row by row */
+  long *order; /* where each source of idx sits in the caller's list */
+} snap_row_sources;
+/* Groups the n padded indices idx (negative ones, not owned, left out). */
+int snap_row_sources_create(const snap_grid *g, const long *idx, long n, snap_row_sources *s);
+void snap_row_sources_free(snap_row_sources *s);
 
 /* A backend: where the fields live and how a step runs. The CPU table
  * (serial, omp) and the CUDA table hold the same operations. */
@@ -154,6 +168,11 @@ typedef struct snap_ops {
    * of the device tier's pool), read where it is: no copy. */
   int (*image_in_place)(const snap_grid *g, double *grad, const double *snapshot, const double *next,
                         const double *cur, const double *prev, double *abs_d2);
+  /* The adjoint's step, injection (values[q] at sources' q-th point) and
+   * imaging with a host snapshot in one pass: the same bits as step,
+   * inject and image run one after another. NULL: those three are run. */
+  void (*step_image)(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
+                     const snap_row_sources *sources, const double *values, const double *snapshot, double *grad);
 } snap_ops;
 
 extern const snap_ops snap_cpu_ops;
