@@ -272,7 +272,8 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
   int buffers = (writers + 1 < 2 ? 2 : writers + 1) + (opt->prefetch_depth > 0 ? opt->prefetch_depth : 2) + 2 * writers +
                 (opt->compression != SNAP_COMP_NONE ? writers : 0);
   if (s->st.mode == SNAP_MODE_MEMORY || s->st.mode == SNAP_MODE_REVOLVE) buffers = 0;
-  snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, &s->est);
+  const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
+  snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, ops && snap_ops_two_levels(ops), &s->est);
   s->est.wavefields += 3 * sizeof(double) * snap_rec_values(&s->p); /* observed, synthetic, residual */
   if (s->st.mode == SNAP_MODE_STREAM && s->st.store.layers) MAPP_TRY(set_budgets(run, s));
   else if (opt->budget[SNAP_LAYER_HOST]) {
@@ -292,7 +293,6 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
     s->estimate_only = true;
     return MAPP_OK;
   }
-  const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
   if (!ops) return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: this build has no CUDA");
   s->st.store.in_place = ops->step_save != NULL;
   MAPP_TRY(snap_engine_create(&s->e, &s->p, ops));

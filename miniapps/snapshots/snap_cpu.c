@@ -1,5 +1,6 @@
 /* The host backend (serial and omp: the same loops, OpenMP threads set by
  * the driver). Fields are ordinary host arrays. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +28,19 @@ static int cpu_alloc(const snap_grid *g, double **field) {
 
 static void cpu_release(double *field) { free(field); }
 
-static int cpu_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
-  const snap_grid *g = &p->grid;
-  MAPP_TRY(cpu_alloc(g, &k->ratio));
-  int status = cpu_alloc(g, &k->inv_a);
-  if (status) {
-    free(k->ratio), k->ratio = NULL;
-    return status;
-  }
-  snap_fill_coeffs(p, m, k->ratio, k->inv_a);
-  return MAPP_OK;
-}
-
 static void cpu_free_coeffs(snap_coeffs *k) {
   free(k->ratio), free(k->inv_a);
   k->ratio = k->inv_a = NULL;
+}
+
+static int cpu_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k) {
+  const snap_grid *g = &p->grid;
+  *k = (snap_coeffs){0};
+  int status = cpu_alloc(g, &k->ratio);
+  if (!status) status = cpu_alloc(g, &k->inv_a);
+  if (!status) snap_fill_coeffs(p, m, k->ratio, k->inv_a);
+  if (status) cpu_free_coeffs(k);
+  return status;
 }
 
 /* A snapshot is not read again until the adjoint, so it is written with
@@ -73,89 +72,205 @@ static void stream_fence(void) {
  * same bits. The AVX2 clone is chosen at load time where the CPU has it
  * (GCC's target_clones); the default clone runs everywhere else. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MAPP_NO_TARGET_CLONES)
-#define SNAP_ROW_CLONES __attribute__((target_clones("avx2", "default")))
+#define SNAP_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SNAP_ROW_CLONES
 #endif
 
-typedef void (*row_fn)(double *restrict next, const double *restrict cur, const double *restrict prev,
-                       const double *restrict ratio, const double *restrict inv_a, long n, long s0, long s1,
-                       const double *restrict w);
+/* The update of n points of two rows in place: `a` and `b` hold u^{k-2}
+ * of rows at `cur` and at `cur + pair` (the next row along x in 2-D, along
+ * y in 3-D) and receive u^k. Each point reads its own old value before
+ * writing it and no other point reads it, so a step streams one field less
+ * than writing a third array would (no read for ownership of a line only
+ * the write needs). Two rows at once share the loads of the rows between
+ * them (6 of a 2-D row's 9 loads along x at space order 8): 1.15-1.2x
+ * faster than one row at a time, in L1. a and b are separate pointers so
+ * the adjoint can compute into L1 buffers. */
+typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double *restrict cur,
+                            const double *restrict ratio, const double *restrict inv_a, long pair, long n, long s0,
+                            long s1, const double *restrict w);
 
-#define SNAP_ROW(NAME, RADIUS, THREE_D)                                                                         \
-  SNAP_ROW_CLONES static void NAME(double *restrict next, const double *restrict cur, const double *restrict prev, \
-                                   const double *restrict ratio, const double *restrict inv_a, long n, long s0,   \
-                                   long s1, const double *restrict w) {                                           \
+#define SNAP_ROW_PAIR(NAME, RADIUS, THREE_D)                                                                       \
+  SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
+                                   const double *restrict ratio, const double *restrict inv_a, long pair, long n, \
+                                   long s0, long s1, const double *restrict w) {                                  \
     double wk[SNAP_MAX_RADIUS + 1];                                                                               \
     for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
     const long sy = (THREE_D) ? s1 : 0;                                                                           \
     if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */  \
-    for (long z = 0; z < n; z++) next[z] = snap_update(cur, prev, z, s0, sy, 1, RADIUS, wk, ratio[z], inv_a[z]);  \
+    const double *restrict cur_b = cur + pair, *restrict ratio_b = ratio + pair, *restrict inv_a_b = inv_a + pair; \
+    for (long z = 0; z < n; z++) {                                                                                \
+      a[z] = snap_update(cur, a, z, s0, sy, 1, RADIUS, wk, ratio[z], inv_a[z]);                                   \
+      b[z] = snap_update(cur_b, b, z, s0, sy, 1, RADIUS, wk, ratio_b[z], inv_a_b[z]);                             \
+    }                                                                                                             \
   }
-SNAP_ROW(row_r1_2d, 1, 0)
-SNAP_ROW(row_r2_2d, 2, 0)
-SNAP_ROW(row_r4_2d, 4, 0)
-SNAP_ROW(row_r1_3d, 1, 1)
-SNAP_ROW(row_r2_3d, 2, 1)
-SNAP_ROW(row_r4_3d, 4, 1)
+SNAP_ROW_PAIR(rows_r1_2d, 1, 0)
+SNAP_ROW_PAIR(rows_r2_2d, 2, 0)
+SNAP_ROW_PAIR(rows_r4_2d, 4, 0)
+SNAP_ROW_PAIR(rows_r1_3d, 1, 1)
+SNAP_ROW_PAIR(rows_r2_3d, 2, 1)
+SNAP_ROW_PAIR(rows_r4_3d, 4, 1)
 
-static row_fn row_for(const snap_grid *g) {
-  static const row_fn rows[2][3] = {{row_r1_2d, row_r2_2d, row_r4_2d}, {row_r1_3d, row_r2_3d, row_r4_3d}};
+static row_pair_fn rows_for(const snap_grid *g) {
+  static const row_pair_fn rows[2][3] = {{rows_r1_2d, rows_r2_2d, rows_r4_2d}, {rows_r1_3d, rows_r2_3d, rows_r4_3d}};
   int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2;
   return rows[g->dims == 3][r];
 }
 
-/* The imaging condition along a row (snap_image per point). */
+/* The imaging condition along a row (snap_image per point), and the zfp
+ * bound's sum of |second difference| where asked. */
 SNAP_ROW_CLONES static void image_row(double *restrict grad, const double *restrict u, const double *restrict next,
                                       const double *restrict cur, const double *restrict prev, long n) {
   for (long z = 0; z < n; z++) grad[z] += snap_image(u[z], next[z], cur[z], prev[z]);
 }
 
-static void inject_row_sources(const snap_row_sources *s, long row, const snap_coeffs *k, double *next,
-                               const double *values) {
-  for (long q = s->first[row]; q < s->first[row + 1]; q++) {
-    long at = s->idx[q];
-    next[at] += values[s->order[q]] * k->inv_a[at];
+static void abs_d2_row(double *abs_d2, const double *next, const double *cur, const double *prev, long n) {
+  for (long z = 0; z < n; z++) abs_d2[z] += __builtin_fabs(next[z] - 2.0 * cur[z] + prev[z]);
+}
+
+/* image_row for a step in place, and the new values written over the old
+ * in the same pass: `field` holds u^{k-2} and receives `next`. */
+SNAP_ROW_CLONES static void image_row_in_place(double *restrict grad, const double *restrict u,
+                                               const double *restrict next, const double *restrict cur,
+                                               double *restrict field, long n) {
+  for (long z = 0; z < n; z++) {
+    double value = next[z];
+    grad[z] += snap_image(u[z], value, cur[z], field[z]);
+    field[z] = value;
   }
 }
 
-/* The step row by row. With `snapshot`, the new field's interior is
- * copied into it as each row is computed (still in L1): the copy runs
- * inside the step's own loop, overlapped with its arithmetic, instead of
- * as a second pass over memory. Saving every step of the bench's forward
- * (2-D, space order 4: 0.77 MB a 0.2 ms step) cost 1.13-1.33x a forward
- * that saves nothing packed afterwards by one thread, 1.05-1.28x packed
- * afterwards on the step's schedule with streaming stores, 1.03-1.05x
- * written like this (3-D, 100^3: 1.05-1.07x).
- * With `image` (the adjoint), each row's sources are injected right after
- * it is computed and the imaging condition accumulated from it then,
- * while the row is in L1: the adjoint's step, injection and imaging in one
- * pass over memory, each point's operations in the order of the three
- * passes. */
+/* A row's sources within [from, from + n) of the padded field, injected
+ * into `out`, which holds those n points. */
+static void inject_row_sources(const snap_row_sources *s, long row, const snap_coeffs *k, double *out, long from,
+                               long n, const double *values) {
+  for (long q = s->first[row]; q < s->first[row + 1]; q++) {
+    long at = s->idx[q];
+    if (at >= from && at < from + n) out[at - from] += values[s->order[q]] * k->inv_a[at];
+  }
+}
+
+/* The step row by row (next may be prev: in place). With `snapshot`, the
+ * new field's interior is copied into it as each row is computed (still
+ * in L1): the copy runs inside the step's own loop, overlapped with its
+ * arithmetic, instead of as a second pass over memory. Saving every step
+ * of the bench's forward (2-D, space order 4: 0.77 MB a 0.2 ms step) cost
+ * 1.13-1.33x a forward that saves nothing packed afterwards by one thread,
+ * 1.05-1.28x packed afterwards on the step's schedule with streaming
+ * stores, 1.03-1.05x written like this (3-D, 100^3: 1.05-1.07x).
+ * With `image` (the adjoint), a row is computed in chunks into an L1
+ * buffer, its sources injected, the imaging condition accumulated from it
+ * (u^{k-2} is still in the field), then written over u^{k-2}: the
+ * adjoint's step, injection and imaging in one pass over memory, each
+ * point's operations in the order of the three passes.
+ * `next` is written with ordinary stores: streaming it out (non-temporal
+ * stores from an L1 buffer) made the forward 1.1-1.9x slower at small and
+ * 1.2x at medium, since the next step reads it back as its current field. */
 typedef struct {
   const snap_row_sources *sources;
   const double *values;
   const double *snapshot;
-  double *grad;
+  double *grad, *abs_d2;
 } row_image;
 
+typedef struct {
+  const snap_grid *g;
+  const snap_coeffs *k;
+  double *next;
+  const double *cur, *prev;
+  double *snapshot;
+  const row_image *image;
+  row_pair_fn update;
+} step_job;
+
+#define SNAP_ROW_CHUNK 512 /* doubles of a row the adjoint computes into L1 at once (4 KiB) */
+
+/* What a row adds to the step once computed into `out` (n points from
+ * padded index p, z offset zb of row `row`): the adjoint's injection and
+ * imaging, then the new values into the field; the saved snapshot. */
+static void finish_row(const step_job *job, long row, long p, long zb, long n, double *out) {
+  const row_image *image = job->image;
+  const long n2 = job->g->n[2];
+  if (image) {
+    const double *u = image->snapshot + row * n2 + zb;
+    inject_row_sources(image->sources, row, job->k, out, p, n, image->values);
+    if (image->abs_d2) abs_d2_row(image->abs_d2 + p, out, job->cur + p, job->prev + p, n);
+    if (job->next == job->prev) {
+      image_row_in_place(image->grad + p, u, out, job->cur + p, job->next + p, n);
+    } else {
+      image_row(image->grad + p, u, out, job->cur + p, job->prev + p, n);
+      memcpy(job->next + p, out, sizeof(double) * (size_t)n);
+    }
+  }
+  if (job->snapshot) stream_row(job->snapshot + row * n2 + zb, out, n);
+}
+
+/* Where row `row`'s chunk (padded index p) is computed: the field itself,
+ * or for the adjoint an L1 buffer (u^{k-2} must outlive the step for the
+ * imaging); u^{k-2} copied there first unless next is prev. */
+static double *chunk_target(const step_job *job, long p, long n, double *buffer) {
+  double *out = job->image ? buffer : job->next + p;
+  if (out != job->prev + p) memcpy(out, job->prev + p, sizeof(double) * (size_t)n);
+  return out;
+}
+
+/* Rows `row` and `row + rows_apart` (padded `pair` apart; the same row
+ * twice, pair 0, when it has no partner: computed twice, kept once). */
+static void step_row_pair(const step_job *job, long row, long rows_apart, long at, long pair, double *buffers) {
+  const snap_grid *g = job->g;
+  const snap_coeffs *k = job->k;
+  const long n2 = g->n[2];
+  for (long zb = 0; zb < n2; zb += SNAP_ROW_CHUNK) {
+    long n = n2 - zb < SNAP_ROW_CHUNK ? n2 - zb : SNAP_ROW_CHUNK, p = at + zb;
+    double *a = chunk_target(job, p, n, buffers);
+    double *b = pair ? chunk_target(job, p + pair, n, buffers + SNAP_ROW_CHUNK) : buffers + 2 * SNAP_ROW_CHUNK;
+    if (!pair) memcpy(b, a, sizeof(double) * (size_t)n);
+    job->update(a, b, job->cur + p, k->ratio + p, k->inv_a + p, pair, n, g->stride[0], g->stride[1], g->w);
+    finish_row(job, row, p, zb, n, a);
+    if (pair) finish_row(job, row + rows_apart, p + pair, zb, n, b);
+  }
+}
+
+/* 3-D: rows of a y block per x plane, so the 2r + 1 planes the stencil
+ * reads along x stay in L2 from one plane to the next (unblocked, a 100^3
+ * step streams four arrays past them between their uses): the rows of
+ * 2r + 4 plane blocks (cur's, and the other arrays' one each) in 256 KiB,
+ * an even number (rows go in pairs). */
+static long rows_per_y_block(const snap_grid *g) {
+  long row_bytes = g->pn[2] * (long)sizeof(double), planes = 2L * g->radius + 4;
+  long rows = (256L * 1024) / (planes * row_bytes);
+  rows -= rows % 2;
+  return rows < 2 ? 2 : rows;
+}
+
+static void step_pair_at(const step_job *job, long i, long j, bool along_y, double *buffers) {
+  const snap_grid *g = job->g;
+  bool partner = along_y ? j + 1 < g->n[1] : i + 1 < g->n[0];
+  long rows_apart = along_y ? 1 : g->n[1], pair = along_y ? g->stride[1] : g->stride[0];
+  step_row_pair(job, i * g->n[1] + j, rows_apart, snap_index(g, i, j, 0), partner ? pair : 0, buffers);
+}
+
+/* 2-D: rows i and i + 1 (x); 3-D: rows (i, j) and (i, j + 1) (y), in y
+ * blocks. */
 static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
                       double *snapshot, const row_image *image) {
-  const long s0 = g->stride[0], s1 = g->stride[1], n2 = g->n[2];
-  const row_fn row_update = row_for(g);
-  const double *w = g->w;
+  const step_job job = {.g = g, .k = k, .next = next, .cur = cur, .prev = prev, .snapshot = snapshot,
+                        .image = image, .update = rows_for(g)};
+  const bool along_y = g->dims == 3;
+  const long block = along_y ? rows_per_y_block(g) : 2;
+  const long blocks = along_y ? (g->n[1] + block - 1) / block : 1, planes = along_y ? g->n[0] : (g->n[0] + 1) / 2;
 #pragma omp parallel if (g->interior >= SNAP_OMP_MIN_POINTS)
   {
+    double buffers[3 * SNAP_ROW_CHUNK] __attribute__((aligned(64)));
 #pragma omp for collapse(2) schedule(static) nowait
-    for (long i = 0; i < g->n[0]; i++)
-      for (long j = 0; j < g->n[1]; j++) {
-        long at = snap_index(g, i, j, 0), row = i * g->n[1] + j;
-        row_update(next + at, cur + at, prev + at, k->ratio + at, k->inv_a + at, n2, s0, s1, w);
-        if (snapshot) stream_row(snapshot + row * n2, next + at, n2);
-        if (image) {
-          inject_row_sources(image->sources, row, k, next, image->values);
-          image_row(image->grad + at, image->snapshot + row * n2, next + at, cur + at, prev + at, n2);
+    for (long b = 0; b < blocks; b++)
+      for (long o = 0; o < planes; o++) {
+        if (!along_y) {
+          step_pair_at(&job, 2 * o, 0, false, buffers);
+          continue;
         }
+        long end = (b + 1) * block < g->n[1] ? (b + 1) * block : g->n[1];
+        for (long j = b * block; j < end; j += 2) step_pair_at(&job, o, j, true, buffers);
       }
     if (snapshot) stream_fence();
   }
@@ -172,8 +287,8 @@ static void cpu_step_save(const snap_grid *g, const snap_coeffs *k, double *next
 
 static void cpu_step_image(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur,
                            const double *prev, const snap_row_sources *sources, const double *values,
-                           const double *snapshot, double *grad) {
-  row_image image = {.sources = sources, .values = values, .snapshot = snapshot, .grad = grad};
+                           const double *snapshot, double *grad, double *abs_d2) {
+  row_image image = {.sources = sources, .values = values, .snapshot = snapshot, .grad = grad, .abs_d2 = abs_d2};
   step_rows(g, k, next, cur, prev, NULL, &image);
 }
 
@@ -212,9 +327,7 @@ static int cpu_image(const snap_grid *g, double *grad, const double *snapshot, c
       long row = snap_index(g, i, j, 0);
       const double *u = snapshot + (i * g->n[1] + j) * g->n[2];
       image_row(grad + row, u, next + row, cur + row, prev + row, g->n[2]);
-      if (abs_d2)
-        for (long z = 0; z < g->n[2]; z++)
-          abs_d2[row + z] += __builtin_fabs(next[row + z] - 2.0 * cur[row + z] + prev[row + z]);
+      if (abs_d2) abs_d2_row(abs_d2 + row, next + row, cur + row, prev + row, g->n[2]);
     }
   return MAPP_OK;
 }
@@ -243,4 +356,5 @@ const snap_ops snap_cpu_ops = {
     /* The CPU's fields are host memory: a snapshot held there is read in place. */
     .image_in_place = cpu_image,
     .step_image = cpu_step_image,
+    .step_in_place = true,
 };

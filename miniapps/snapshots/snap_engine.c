@@ -11,7 +11,10 @@
 struct snap_engine {
   const snap_problem *p;
   const snap_ops *ops;
-  double *u[3], *v[3];       /* prev, cur, next (backend memory) */
+  /* prev, cur, next (backend memory); a backend that steps in place
+   * writes next over prev and has no third field (NULL). */
+  double *u[3], *v[3];
+  bool in_place;
   double *grad_b, *abs_b;    /* accumulators (backend memory, padded) */
   snap_coeffs k;
   bool have_coeffs;
@@ -23,9 +26,17 @@ struct snap_engine {
   snap_row_sources receivers;/* this rank's receivers by row (the adjoint's fused step) */
 };
 
-static void rotate(double *f[3]) {
+/* Where a step writes u^k: over u^{k-2} when the backend steps in place. */
+static double *next_of(const snap_engine *e, double *f[3]) { return e->in_place ? f[0] : f[2]; }
+
+/* After a step: (prev, cur) = (cur, next). */
+static void advance(const snap_engine *e, double *f[3]) {
   double *t = f[0];
-  f[0] = f[1], f[1] = f[2], f[2] = t;
+  if (e->in_place) {
+    f[0] = f[1], f[1] = t;
+  } else {
+    f[0] = f[1], f[1] = f[2], f[2] = t;
+  }
 }
 
 int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops *ops) {
@@ -34,7 +45,8 @@ int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops 
   *out = e;
   e->p = p, e->ops = ops;
   const snap_grid *g = &p->grid;
-  for (int t = 0; t < 3; t++) {
+  e->in_place = snap_ops_two_levels(ops);
+  for (int t = 0; t < (e->in_place ? 2 : 3); t++) {
     MAPP_TRY(ops->alloc(g, &e->u[t]));
     MAPP_TRY(ops->alloc(g, &e->v[t]));
   }
@@ -75,10 +87,12 @@ int snap_engine_set_model(snap_engine *e, const double *m) {
   return MAPP_OK;
 }
 
-/* Every field of `f` back to zero (the host buffer holds zeros). */
+/* Every field of `f` back to zero (the host buffer holds zeros); NULL
+ * ones (a third time level an in-place backend does not have) skipped. */
 static int zero_fields(snap_engine *e, double **f, int n) {
   memset(e->host, 0, sizeof(double) * (size_t)e->p->grid.padded);
-  for (int t = 0; t < n; t++) MAPP_TRY(e->ops->from_host(&e->p->grid, e->host, f[t]));
+  for (int t = 0; t < n; t++)
+    if (f[t]) MAPP_TRY(e->ops->from_host(&e->p->grid, e->host, f[t]));
   return MAPP_OK;
 }
 
@@ -91,18 +105,19 @@ static int forward_step(snap_engine *e, long k, const snap_source *src, double *
   const snap_problem *p = e->p;
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->u[1]));
-  if (snapshot) e->ops->step_save(g, &e->k, e->u[2], e->u[1], e->u[0], snapshot);
-  else e->ops->step(g, &e->k, e->u[2], e->u[1], e->u[0]);
+  double *next = next_of(e, e->u);
+  if (snapshot) e->ops->step_save(g, &e->k, next, e->u[1], e->u[0], snapshot);
+  else e->ops->step(g, &e->k, next, e->u[1], e->u[0]);
   double w = src->wavelet[k - 1];
   if (src->field) {
     for (long i = 0; i < g->interior; i++) e->values[i] = w * src->field[i];
-    e->ops->inject(&e->k, e->u[2], e->all_idx, e->values, g->interior);
+    e->ops->inject(&e->k, next, e->all_idx, e->values, g->interior);
   } else if (p->src_local >= 0) {
-    e->ops->inject(&e->k, e->u[2], &p->src_local, &w, 1);
-    if (snapshot) e->ops->sample(e->u[2], &p->src_local, snapshot + e->src_interior, 1);
+    e->ops->inject(&e->k, next, &p->src_local, &w, 1);
+    if (snapshot) e->ops->sample(next, &p->src_local, snapshot + e->src_interior, 1);
   }
-  if (rec) e->ops->sample(e->u[2], p->rec_local, rec + (k - 1) * p->nrec_local, p->nrec_local);
-  rotate(e->u);
+  if (rec) e->ops->sample(next, p->rec_local, rec + (k - 1) * p->nrec_local, p->nrec_local);
+  advance(e, e->u);
   return MAPP_OK;
 }
 
@@ -115,28 +130,27 @@ static int adjoint_step(snap_engine *e, long j, const double *rec_adj, const dou
   const snap_grid *g = &p->grid;
   MAPP_TRY(e->ops->exchange(g, e->v[1]));
   const double *values = rec_adj + (j - 1) * p->nrec_local;
-  if (snapshot && !in_place && !abs_d2 && e->ops->step_image) {
-    e->ops->step_image(g, &e->k, e->v[2], e->v[1], e->v[0], &e->receivers, values, snapshot, e->grad_b);
-    snapshot = NULL; /* imaged */
-  } else {
-    e->ops->step(g, &e->k, e->v[2], e->v[1], e->v[0]);
-    e->ops->inject(&e->k, e->v[2], p->rec_local, values, p->nrec_local);
-  }
-  double *abs_b = abs_d2 ? e->abs_b : NULL;
-  if (snapshot && in_place) {
-    if (!e->ops->image_in_place)
-      return mapp_fail(MAPP_ERR_SYSTEM, "snapshot of step %ld is on the device tier, which backend %s cannot read", j,
-                       e->ops->name);
-    MAPP_TRY(e->ops->image_in_place(g, e->grad_b, snapshot, e->v[2], e->v[1], e->v[0], abs_b));
-  } else if (snapshot) {
-    MAPP_TRY(e->ops->image(g, e->grad_b, snapshot, e->v[2], e->v[1], e->v[0], abs_b));
+  double *next = next_of(e, e->v), *abs_b = abs_d2 ? e->abs_b : NULL;
+  if (snapshot && e->ops->step_image && (!in_place || e->in_place)) {
+    e->ops->step_image(g, &e->k, next, e->v[1], e->v[0], &e->receivers, values, snapshot, e->grad_b, abs_b);
+  } else { /* not in place (snap_ops_two_levels): the imaging below reads u^{k-2} */
+    e->ops->step(g, &e->k, next, e->v[1], e->v[0]);
+    e->ops->inject(&e->k, next, p->rec_local, values, p->nrec_local);
+    if (snapshot && in_place) {
+      if (!e->ops->image_in_place)
+        return mapp_fail(MAPP_ERR_SYSTEM, "snapshot of step %ld is on the device tier, which backend %s cannot read",
+                         j, e->ops->name);
+      MAPP_TRY(e->ops->image_in_place(g, e->grad_b, snapshot, next, e->v[1], e->v[0], abs_b));
+    } else if (snapshot) {
+      MAPP_TRY(e->ops->image(g, e->grad_b, snapshot, next, e->v[1], e->v[0], abs_b));
+    }
   }
   if (src_adj) {
-    MAPP_TRY(e->ops->to_host(g, e->v[2], e->host));
+    MAPP_TRY(e->ops->to_host(g, next, e->host));
     double w = p->wavelet[j - 1];
     for (long i = 0; i < g->interior; i++) src_adj[i] += w * e->host[e->all_idx[i]];
   }
-  rotate(e->v);
+  advance(e, e->v);
   return MAPP_OK;
 }
 

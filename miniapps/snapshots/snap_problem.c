@@ -57,10 +57,17 @@ int snap_grid_create(MPI_Comm comm, const snap_config *cfg, snap_grid *g) {
   g->first = mine.first;
   for (int d = 0; d < 3; d++) g->global[d] = cfg->dims == 2 && d == 1 ? 1 : cfg->n[d];
   g->n[0] = mine.count, g->n[1] = g->global[1], g->n[2] = g->global[2];
-  for (int d = 0; d < 3; d++) {
+  for (int d = 0; d < 2; d++) {
     g->pad[d] = (cfg->dims == 2 && d == 1) ? 0 : g->radius;
     g->pn[d] = g->n[d] + 2 * g->pad[d];
   }
+  /* Along z (contiguous) the padding in front is a whole cache line and a
+   * row's length a multiple of one, so every row's interior starts on a
+   * 64-byte boundary of a 64-byte-aligned field: the step's vector stores
+   * never straddle two lines. */
+  const long line = 64 / (long)sizeof(double);
+  g->pad[2] = (g->radius + line - 1) / line * line;
+  g->pn[2] = (g->pad[2] + g->n[2] + g->radius + line - 1) / line * line;
   g->stride[2] = 1;
   g->stride[1] = cfg->dims == 3 ? g->pn[2] : 0;
   g->stride[0] = g->pn[1] * g->pn[2];
@@ -201,14 +208,15 @@ static void fill_model(const snap_problem *p, double *m, velocity_fn v) {
 void snap_model_true(const snap_problem *p, double *m) { fill_model(p, m, velocity_true); }
 void snap_model_smooth(const snap_problem *p, double *m) { fill_model(p, m, velocity_smooth); }
 
-void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, snap_estimate *est) {
+void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, bool two_levels,
+                          snap_estimate *est) {
   size_t field = (size_t)g->padded * sizeof(double), interior = (size_t)g->interior * sizeof(double);
   est->snapshot_bytes = interior;
-  /* u and v (three time levels each), the two image accumulators, r,
-   * 1/a and a host read-back field; interior-sized: the model, the true
-   * model while observing, the gradient, the last wavefield, three
-   * engine buffers (the last as 8-byte indices). */
-  est->wavefields = 11 * field + 7 * interior;
+  /* u and v (three time levels each, or two), the two image
+   * accumulators, r, 1/a and a host read-back field; interior-sized: the
+   * model, the true model while observing, the gradient, the last
+   * wavefield, three engine buffers (the last as 8-byte indices). */
+  est->wavefields = (two_levels ? 9 : 11) * field + 7 * interior;
   /* On CUDA the device holds u and v, the two accumulators, r, 1/a (10
    * padded fields) and the pack buffer; the receivers' scratch is small. */
   est->device = 10 * field + interior;
@@ -240,3 +248,4 @@ void snap_fill_coeffs(const snap_problem *p, const double *m, double *ratio, dou
         inv_a[idx] = 1.0 / a;
       }
 }
+

@@ -52,7 +52,8 @@ typedef struct {
   long global[3];
   long first;        /* this rank's first x */
   long n[3];         /* interior points held: n[0] = this rank's x count */
-  long pad[3];       /* padding per axis: radius, radius (0 in 2-D), radius */
+  long pad[3];       /* padding in front per axis: radius, radius (0 in 2-D), a cache line (>= radius);
+                        behind: radius, radius, the rest of the row's last cache line (>= radius) */
   long pn[3];        /* padded extents */
   long stride[3];    /* padded strides (stride[1] = 0 in 2-D: the kernel skips y) */
   long padded;       /* doubles per padded field */
@@ -169,13 +170,23 @@ typedef struct snap_ops {
   int (*image_in_place)(const snap_grid *g, double *grad, const double *snapshot, const double *next,
                         const double *cur, const double *prev, double *abs_d2);
   /* The adjoint's step, injection (values[q] at sources' q-th point) and
-   * imaging with a host snapshot in one pass: the same bits as step,
-   * inject and image run one after another. NULL: those three are run. */
+   * imaging with a host snapshot (and the zfp bound's sum, abs_d2, where
+   * given) in one pass: the same bits as step, inject and image run one
+   * after another. NULL: those three are run. */
   void (*step_image)(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
-                     const snap_row_sources *sources, const double *values, const double *snapshot, double *grad);
+                     const snap_row_sources *sources, const double *values, const double *snapshot, double *grad,
+                     double *abs_d2);
+  /* step, step_save and step_image may be given next == prev (the new
+   * field written over the one two steps back): the engine then keeps two
+   * time levels, not three. Needs step_image, which then images every
+   * snapshot the store hands out (the device tier's stand-in included: the
+   * fields are host memory), so no imaging reads u^{k-2} after a step. */
+  bool step_in_place;
 } snap_ops;
 
 extern const snap_ops snap_cpu_ops;
+/* Whether the engine steps this backend in place (two time levels). */
+static inline bool snap_ops_two_levels(const snap_ops *ops) { return ops->step_in_place && ops->step_image; }
 /* The CUDA table, or NULL in a build without CUDA. */
 const snap_ops *snap_cuda_ops(void);
 
@@ -420,7 +431,10 @@ typedef struct {
   size_t snapshot_bytes;
   long nsnap;
 } snap_estimate;
-void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, snap_estimate *est);
+/* two_levels: the backend steps in place (snap_ops_two_levels), so the
+ * engine holds two time levels of each wavefield, not three. */
+void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, bool two_levels,
+                          snap_estimate *est);
 
 /* ------------------------------------------------------------ the app */
 
