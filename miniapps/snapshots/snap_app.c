@@ -275,6 +275,7 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
   const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
   snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, ops && snap_ops_two_levels(ops), &s->est);
   s->est.wavefields += 3 * sizeof(double) * snap_rec_values(&s->p); /* observed, synthetic, residual */
+  s->est.wavefields += snap_gather_bytes(&s->p); /* summing the objective, while the snapshots are held */
   if (s->st.mode == SNAP_MODE_STREAM && s->st.store.layers) MAPP_TRY(set_budgets(run, s));
   else if (opt->budget[SNAP_LAYER_HOST]) {
     /* memory and revolve keep what they keep; a host budget given is what

@@ -60,17 +60,34 @@ static int agree_alloc(const snap_problem *p, int status, const char *what) {
   return status ? status : mapp_fail(worst, "another rank could not allocate %s", what);
 }
 
+/* Time rows per gather: SNAP_GATHER_VALUES at most, at least one row. */
+static long gather_block_rows(const snap_problem *p) {
+  long rows = p->nrec > 0 ? SNAP_GATHER_VALUES / p->nrec : 1;
+  if (rows < 1) rows = 1;
+  return rows > p->cfg.nt ? p->cfg.nt : rows;
+}
+
+/* One past the last rank of this rank's subtree. */
+static int subtree_end(const snap_problem *p) {
+  int rank = p->grid.rank, size = p->grid.nranks, below = rank ? rank & -rank : size;
+  return size - rank < below ? size : rank + below;
+}
+
+size_t snap_gather_bytes(const snap_problem *p) {
+  long rows = gather_block_rows(p);
+  long buffer = rows * (cut(p, subtree_end(p)) - cut(p, p->grid.rank));
+  long root_rows = p->grid.rank == 0 ? rows * p->nrec : 0;
+  return sizeof(double) * (size_t)((buffer > 0 ? buffer : 1) + root_rows);
+}
+
 /* Collective. */
 static int gather_open(const snap_problem *p, row_gather *gt) {
   *gt = (row_gather){.p = p};
   if (p->nrec > INT_MAX) /* one row must fit a message's int count */
     return mapp_fail(MAPP_ERR_INPUT, "%ld receivers: more than one message can count (%d)", p->nrec, INT_MAX);
-  gt->rows = SNAP_GATHER_VALUES / p->nrec;
-  if (gt->rows < 1) gt->rows = 1;
-  if (gt->rows > p->cfg.nt) gt->rows = p->cfg.nt;
-  int rank = p->grid.rank, size = p->grid.nranks, below = rank ? rank & -rank : size;
-  gt->last = size - rank < below ? size : rank + below;
-  long values = gt->rows * (cut(p, gt->last) - cut(p, rank));
+  gt->rows = gather_block_rows(p);
+  gt->last = subtree_end(p);
+  long values = gt->rows * (cut(p, gt->last) - cut(p, p->grid.rank));
   int status = mapp_alloc((void **)&gt->buf, sizeof(double) * (size_t)(values > 0 ? values : 1),
                           "the receivers' gather buffer");
   status = agree_alloc(p, status, "the receivers' gather buffer");

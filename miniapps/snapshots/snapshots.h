@@ -102,6 +102,10 @@ mapp_range snap_receivers_of(const snap_problem *p, int rank);
  * the data in (time, then receiver), so J is the same bits whatever the
  * rank count; every rank gets it. */
 int snap_objective_sum(const snap_problem *p, const double *residual, double *J);
+/* Bytes this rank holds while the objective is summed: its gather buffer
+ * (its subtree's receivers, a block of time rows) and, on rank 0, the
+ * block of every receiver's rows. Part of the rank's host budget. */
+size_t snap_gather_bytes(const snap_problem *p);
 /* Collective: every rank's receivers' data as the whole nt x nrec array,
  * allocated on rank 0 (*all; NULL on the others), for the answer file. */
 int snap_receivers_gather(const snap_problem *p, const double *rec, double **all);

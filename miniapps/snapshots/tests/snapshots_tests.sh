@@ -317,5 +317,26 @@ min_time_n1 | min_time_n2)
 --variant stream --layers disk --compression zstd --io-threads 2 --disk-dir disk
 LIST
   ;;
+budget_ranks)
+  # A host budget holds on every rank: each rank's peak RSS within what it
+  # held before setup plus its budget (the app's own rss-within-host-budget
+  # check), rank 0's gather of the objective's rows included (it failed on
+  # rank 0 of 2 ranks: 70.5 MB against 68.6). The 1-rank run cannot fit
+  # those rows beside its wavefields in 40 MiB and is refused (exit 2).
+  for n in 2 4; do
+    run $n --size small --scaling strong --layers disk-host --host-budget 40MiB --disk-dir disk --result b$n.json \
+      || fail "n=$n: exit $? ($(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print([c for c in r['verification']['checks'] if not c['passed']])" b$n.json 2>/dev/null))"
+    [ "$(verdict b$n.json)" = pass ] || fail "n=$n: verdict $(verdict b$n.json)"
+    python3 - b$n.json <<'PY' || fail "n=$n: no rss check passed"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+c = [c for c in r["verification"]["checks"] if c["name"] == "rss-within-host-budget"]
+assert c and c[0]["passed"], c
+print("rss %.1f MB within %.1f MB" % (c[0]["value"] / 1e6, c[0]["bound"] / 1e6))
+PY
+    echo "ok n=$n: disk $(record b$n.json "['snapshots_per_layer']['disk']") host $(record b$n.json "['snapshots_per_layer']['host']") snapshots"
+  done
+  expect_exit 2 "host budget of 41943040 bytes cannot hold" "$bin" --size small --layers disk-host --host-budget 40MiB --disk-dir disk
+  ;;
 *) fail "unknown case $case_name" ;;
 esac
