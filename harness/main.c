@@ -26,6 +26,7 @@ static const verb verbs[] = {
     {"compare", verb_compare, "flag configurations of a results folder slower than another's (U test)"},
     {"history", verb_history, "results across commits: add, show, plot trends, check for change points"},
     {"bisect", verb_bisect, "find the first revision between GOOD and BAD that is significantly slower"},
+    {"contract", verb_contract, "check that a program keeps the mapp contract, so sweeps can run it like a mini-app"},
 };
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 

@@ -7,13 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apppath.h"
+#include "contract.h"
 #include "fsutil.h"
 #include "mapp_error.h"
-#include "paths.h"
 #include "proc.h"
 
-static bool is_app_executable(const char *dir, const char *entry) {
-  if (strncmp(entry, "mapp-", 5) != 0 || entry[5] == '\0' || strchr(entry + 5, '-')) return false;
+/* In the build's bin dir (first of the app path) a name with '-' is a
+ * tool of an app (mapp-heat-bench, mapp-heat-animate), never started
+ * unasked; in the app path's own folders every mapp-NAME is an app. */
+static bool is_app_executable(const char *dir, const char *entry, bool build_dir) {
+  if (strncmp(entry, "mapp-", 5) != 0 || !app_name_plain(entry + 5)) return false;
+  if (build_dir && strchr(entry + 5, '-')) return false;
   char *path = path_join(dir, entry);
   bool ok = path && access(path, X_OK) == 0 && !path_is_dir(path);
   free(path);
@@ -24,20 +29,25 @@ static int compare_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int apps_discover(strv *names) {
-  char *bin = paths_bin_dir();
-  if (!bin) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  DIR *dir = opendir(bin);
-  if (!dir) {
-    int status = mapp_fail(MAPP_ERR_INPUT, "cannot read the executables directory %s", bin);
-    free(bin);
-    return status;
-  }
+/* A folder of the app path that does not exist is skipped, not an error
+ * (an environment names folders of every machine it describes), except
+ * the build's own. */
+static int discover_in(const char *dir, bool build_dir, strv *names) {
+  DIR *d = opendir(dir);
+  if (!d) return build_dir ? mapp_fail(MAPP_ERR_INPUT, "cannot read the executables directory %s", dir) : MAPP_OK;
   int status = MAPP_OK;
-  for (struct dirent *e; status == MAPP_OK && (e = readdir(dir));)
-    if (is_app_executable(bin, e->d_name)) status = strv_push(names, e->d_name + 5);
-  closedir(dir);
-  free(bin);
+  for (struct dirent *e; status == MAPP_OK && (e = readdir(d));)
+    if (is_app_executable(dir, e->d_name, build_dir) && !strv_contains(names, e->d_name + 5))
+      status = strv_push(names, e->d_name + 5);
+  closedir(d);
+  return status;
+}
+
+int apps_discover(const harness_env *env, strv *names) {
+  strv dirs = {0};
+  int status = app_path_dirs(env, &dirs);
+  for (size_t i = 0; status == MAPP_OK && i < dirs.count; ++i) status = discover_in(dirs.items[i], i == 0, names);
+  strv_free(&dirs);
   if (names->count) qsort(names->items, names->count, sizeof *names->items, compare_names);
   return status;
 }
@@ -65,17 +75,14 @@ static int parse_backends(const json_t *list, const char *app, app_variant *v) {
 
 static int parse_variants(const json_t *root, const char *app, app_info *info) {
   const json_t *list = json_object_get(root, "variants");
-  if (!json_is_array(list) || json_array_size(list) == 0)
-    return mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list printed no variants", app);
   info->nvariants = json_array_size(list);
   info->variants = calloc(info->nvariants, sizeof *info->variants);
   if (!info->variants) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   for (size_t i = 0; i < info->nvariants; ++i) {
     const json_t *v = json_array_get(list, i);
-    if (!json_is_string(json_object_get(v, "name")))
-      return mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list: variant %zu has no name", app, i);
     info->variants[i].name = json_string_copy(v, "name");
     info->variants[i].description = json_string_copy(v, "description");
+    info->variants[i].alone = !json_is_false(json_object_get(v, "alone"));
     MAPP_TRY(parse_backends(json_object_get(v, "backends"), app, &info->variants[i]));
   }
   const app_variant *first = &info->variants[0];
@@ -83,12 +90,30 @@ static int parse_variants(const json_t *root, const char *app, app_info *info) {
   return info->reference ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
+/* The one line naming what --list broke, pointing at the contract. */
+static int check_contract(const json_t *root, const char *app) {
+  char program[128], *violation = NULL;
+  snprintf(program, sizeof program, "mapp-%s", app);
+  MAPP_TRY(contract_check_list(program, root, &violation));
+  if (!violation) return MAPP_OK;
+  int status = mapp_fail(MAPP_ERR_INPUT, "%s (the mapp contract: docs/contract.md)", violation);
+  free(violation);
+  return status;
+}
+
+static int parse_list(const json_t *root, const char *app, app_info *info) {
+  MAPP_TRY(check_contract(root, app));
+  info->bitwise_ranks = json_is_true(json_object_get(root, "bitwise_ranks"));
+  const char *baselines = json_string_value(json_object_get(root, "baselines"));
+  if (!(info->baselines = strdup(baselines ? baselines : app))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  return parse_variants(root, app, info);
+}
+
 int app_info_parse(const char *json_text, const char *app, app_info *info) {
   *info = (app_info){.name = strdup(app)};
   json_error_t err;
   json_t *root = json_loads(json_text, 0, &err);
-  if (root) info->bitwise_ranks = json_is_true(json_object_get(root, "bitwise_ranks"));
-  int status = root ? parse_variants(root, app, info)
+  int status = root ? parse_list(root, app, info)
                     : mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list did not print JSON (line %d: %s)", app, err.line,
                                 err.text);
   json_decref(root);
@@ -109,27 +134,65 @@ static int push_list_command(const harness_env *env, const char *exe, strv *argv
   return strv_push(argv, "--list");
 }
 
-int app_query(const char *app, const harness_env *env, app_info *info) {
-  *info = (app_info){0}; /* freeable whatever fails below */
-  char *exe = paths_app_executable(env->bin_dir, app);
-  if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (access(exe, X_OK) != 0) {
-    int status = mapp_fail(MAPP_ERR_INPUT, "no mini-app '%s' in this build (%s is missing)", app, exe);
-    free(exe);
-    return status;
-  }
-  strv argv = {0};
-  int status = push_list_command(env, exe, &argv);
-  free(exe);
+/* " (LINE)": the first line a failed --list printed on its stderr, so the
+ * refusal stays one line and carries the program's own words. */
+static char *stderr_words(const char *err_path) {
   char *text = NULL;
-  proc_outcome outcome;
-  proc_request req = {.argv = &argv, .env_names = &env->env_names, .env_values = &env->env_values};
-  if (status == MAPP_OK) status = proc_capture(&req, &text, &outcome);
-  if (status == MAPP_OK && outcome.exit_code != 0)
-    status = mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list failed with exit code %d", app, outcome.exit_code);
-  if (status == MAPP_OK) status = app_info_parse(text, app, info);
+  if (read_text_file(err_path, &text) != MAPP_OK) {
+    mapp_error_clear();
+    return strdup("");
+  }
+  const char *line = text + strspn(text, " \t\r\n");
+  char *words = line[0] ? str_printf(" (%.*s)", (int)strcspn(line, "\r\n"), line) : strdup("");
   free(text);
+  return words;
+}
+
+static int list_failed(const char *app, const proc_outcome *outcome, const char *err_path) {
+  char *words = stderr_words(err_path);
+  int status = mapp_fail(MAPP_ERR_INPUT, "mapp-%s --list failed with exit code %d%s: a mapp program prints its "
+                                         "variants and backends as JSON and exits 0 (the mapp contract: "
+                                         "docs/contract.md)",
+                         app, outcome->exit_code, words ? words : "");
+  free(words);
+  return status;
+}
+
+/* --list's stderr goes to a file of its own: a program that fails it says
+ * why there, and the harness's refusal quotes it in its one line. */
+static int run_list(const harness_env *env, const char *exe, char **text, proc_outcome *outcome, char *err_path) {
+  strv argv = {0};
+  int fd = mkstemp(err_path);
+  if (fd < 0) return mapp_fail(MAPP_ERR_SYSTEM, "cannot create a temporary file for --list's stderr");
+  close(fd);
+  int status = push_list_command(env, exe, &argv);
+  proc_request req = {.argv = &argv, .env_names = &env->env_names, .env_values = &env->env_values,
+                      .err_path = err_path};
+  if (status == MAPP_OK) status = proc_capture(&req, text, outcome);
   strv_free(&argv);
+  return status;
+}
+
+int app_query_program(const char *app, const char *exe, const harness_env *env, app_info *info) {
+  *info = (app_info){0}; /* freeable whatever fails below */
+  char *text = NULL, err_path[] = "/tmp/mapp-list-XXXXXX";
+  proc_outcome outcome;
+  int status = run_list(env, exe, &text, &outcome, err_path);
+  if (status == MAPP_OK && outcome.exit_code != 0) status = list_failed(app, &outcome, err_path);
+  if (status == MAPP_OK) status = app_info_parse(text, app, info);
+  if (status == MAPP_OK && !(info->exe = strdup(exe))) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status != MAPP_OK) app_info_free(info);
+  if (strcmp(err_path, "/tmp/mapp-list-XXXXXX") != 0) unlink(err_path);
+  free(text);
+  return status;
+}
+
+int app_query(const char *app, const harness_env *env, app_info *info) {
+  *info = (app_info){0};
+  char *exe = NULL;
+  MAPP_TRY(app_path_find(env, app, &exe));
+  int status = app_query_program(app, exe, env, info);
+  free(exe);
   return status;
 }
 
@@ -158,6 +221,8 @@ void app_info_free(app_info *info) {
   }
   free(info->variants);
   free(info->name);
+  free(info->exe);
+  free(info->baselines);
   free(info->reference);
   *info = (app_info){0};
 }

@@ -1,6 +1,6 @@
-/* The mini-apps this build has, and what each says of itself through
- * `mapp-APP --list`: its variants and, per variant, the backends written
- * and whether each was built. */
+/* The mini-apps this build has, the programs on the app path (apppath.h),
+ * and what each says of itself through `mapp-APP --list`: its variants
+ * and, per variant, the backends written and whether each was built. */
 #ifndef HARNESS_APPS_H
 #define HARNESS_APPS_H
 
@@ -18,12 +18,17 @@ typedef struct {
 
 typedef struct {
   char *name, *description;
+  bool alone; /* runs by itself and writes an answer (--list's "alone"; default true): stencil's
+                 build writes none and its run needs build's cache first */
   app_backend *backends;
   size_t nbackends;
 } app_variant;
 
 typedef struct {
   char *name;
+  char *exe;             /* the executable the app path found (absolute) */
+  char *baselines;       /* whose baselines/APP/ its answers are checked against (--list's
+                            "baselines"; default: its own name) */
   app_variant *variants; /* the first is the app's reference variant */
   size_t nvariants;
   char *reference;       /* "VARIANT/BACKEND": the first variant on its first backend (speedup's default) */
@@ -39,14 +44,21 @@ typedef enum {
   COMBO_UNKNOWN_VARIANT /* the app has no such variant */
 } combo_status;
 
-/* Apps in the bin dir: every executable mapp-NAME whose NAME has no '-'
- * (so mapp-heat-bench and test tools are not apps), sorted by name. */
-int apps_discover(strv *names);
-/* Runs `mapp-APP --list` (with the env's variables, which Open MPI needs
- * even for a singleton as root) and parses what it prints. A missing
- * executable is an input error naming it. */
+/* The apps `mapp list` shows without being named, sorted by name: in the
+ * build's bin dir every executable mapp-NAME whose NAME has no '-' (so
+ * mapp-heat-bench, a Google Benchmark that --list would run whole, and test
+ * tools are never started); in the app path's other folders every
+ * executable mapp-NAME. A name is listed once, from the first folder. An
+ * app named explicitly (app_query) may have a '-' (snapshots-devito). */
+int apps_discover(const harness_env *env, strv *names);
+/* Finds mapp-APP on the app path, runs its --list (with the env's
+ * variables, which Open MPI needs even for a singleton as root) and parses
+ * what it prints. An app found nowhere, a --list that fails, and JSON that
+ * breaks the contract (contract.h) are input errors of one line. */
 int app_query(const char *app, const harness_env *env, app_info *info);
-/* Parses the --list JSON (exposed for tests). */
+/* As app_query, for the executable exe (which mapp contract names by path). */
+int app_query_program(const char *app, const char *exe, const harness_env *env, app_info *info);
+/* Parses the --list JSON (exposed for tests), checked against the contract. */
 int app_info_parse(const char *json_text, const char *app, app_info *info);
 combo_status app_combo(const app_info *info, const char *variant, const char *backend);
 const app_variant *app_find_variant(const app_info *info, const char *variant);

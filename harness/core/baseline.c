@@ -27,10 +27,10 @@ static int failed_comparison(const char *file, json_t **out) {
   return MAPP_OK;
 }
 
-int baseline_check_run(const json_t *record, const char *case_name, const char *output, compare_report *report,
-                       json_t **out) {
+int baseline_check_run(const json_t *record, const char *baseline_app, const char *case_name, const char *output,
+                       compare_report *report, json_t **out) {
   *report = (compare_report){0};
-  const char *app = json_string_value(json_object_get(record, "app"));
+  const char *app = baseline_app ? baseline_app : json_string_value(json_object_get(record, "app"));
   if (!app || !case_name) return status_object("none", NULL, out);
   char *file = baseline_path(app, case_name);
   if (!file) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");

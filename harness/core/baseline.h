@@ -11,7 +11,8 @@
 char *baseline_path(const char *app, const char *case_name);
 
 /* Checks a run's answer against the baseline of case_name (NULL: a custom
- * problem that names no case) of the record's app.
+ * problem that names no case) in baselines/APP/, APP being baseline_app
+ * (a peer's "baselines", job_baseline_app), else the record's app.
  * *status becomes {"status": S, "file": F, ...} with S
  *   none     no case: nothing to check
  *   missing  the case has no baseline file yet
@@ -19,7 +20,7 @@ char *baseline_path(const char *app, const char *case_name);
  *                another shape, with "error" saying so)
  * and *report holds the per-field results when a comparison ran (the
  * caller frees it). Only system failures are returned as errors. */
-int baseline_check_run(const json_t *record, const char *case_name, const char *output, compare_report *report,
-                       json_t **status);
+int baseline_check_run(const json_t *record, const char *baseline_app, const char *case_name, const char *output,
+                       compare_report *report, json_t **status);
 
 #endif

@@ -48,7 +48,7 @@ static int baseline_cell(const job *j, char *buf, size_t len, dry_totals *t) {
   bool certain = j->baseline_case || !j->extra_args || j->extra_args->count == 0;
   char *name = NULL;
   MAPP_TRY(job_baseline_case(j, NULL, &name));
-  char *file = name ? baseline_path(j->app, name) : NULL;
+  char *file = name ? baseline_path(job_baseline_app(j), name) : NULL;
   if (!file) {
     free(name);
     return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");

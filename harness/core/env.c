@@ -15,7 +15,7 @@ extern const char harness_default_env_yaml[];
 static const char *const env_keys[] = {
     "name", "description", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
     "gpus_per_node", "gpu_bind", "perf_references", "env", "partition", "account", "time", "modules", "directives", "max_ranks",
-    "simulated", "platform", "bin_dir", NULL};
+    "simulated", "platform", "bin_dir", "app_path", NULL};
 
 /* cores_per_node: an integer, or "auto" (the default) for this machine's online cores. */
 static int read_cores(const yaml_map *root, harness_env *env) {
@@ -99,6 +99,23 @@ static int resolve_bin_dir(harness_env *env) {
   return MAPP_OK;
 }
 
+/* app_path: a folder or a list of them, searched after the build's bin dir
+ * and MAPP_APP_PATH (apppath.h); relative ones, as bin_dir, from the source
+ * tree, so an environment names the same folders from any working directory. */
+static int read_app_path(const yaml_map *root, harness_env *env) {
+  MAPP_TRY(yaml_get_string_or_list(root, "app_path", &env->app_path));
+  for (size_t i = 0; i < env->app_path.count; ++i) {
+    char *dir = env->app_path.items[i];
+    if (!dir[0]) return yaml_error_at(root, "app_path", "an app_path folder is empty");
+    if (dir[0] == '/') continue;
+    char *resolved = paths_source_file(dir);
+    if (!resolved) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(dir);
+    env->app_path.items[i] = resolved;
+  }
+  return MAPP_OK;
+}
+
 /* A simulated cluster's launcher is the project's wrapper, named from the
  * source tree (envs/sim/smpirun-wrapper.sh) so the environment works from
  * any folder. */
@@ -158,6 +175,7 @@ static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_get_string(root, "time", false, &env->time_limit));
   MAPP_TRY(yaml_get_strings(root, "modules", false, &env->modules));
   MAPP_TRY(yaml_get_strings(root, "directives", false, &env->directives));
+  MAPP_TRY(read_app_path(root, env));
   return read_simulation(root, env);
 }
 
@@ -214,6 +232,7 @@ void env_free(harness_env *env) {
   free(env->time_limit);
   free(env->platform);
   free(env->bin_dir);
+  strv_free(&env->app_path);
   strv_free(&env->modules);
   strv_free(&env->directives);
   *env = (harness_env){0};

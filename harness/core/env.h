@@ -26,6 +26,7 @@ typedef struct {
   bool simulated;
   char *platform; /* the platform file, recorded with every run (simulated only) */
   char *bin_dir;  /* the build whose apps it runs (build-sim/bin; relative: to the source tree), or NULL */
+  strv app_path;  /* folders of programs beyond the build's (apppath.h; relative: to the source tree) */
   /* batch jobs only */
   char *partition, *account, *time_limit;
   strv modules;    /* module load lines */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "contract.h"
 #include "fsutil.h"
 #include "launch.h"
 #include "mapp_error.h"
@@ -35,9 +36,10 @@ static bool verification_failed(const json_t *record, int exit_code) {
   return exit_code == MAPP_ERR_VERIFY || (verdict && strcmp(verdict, "fail") == 0);
 }
 
-static job_outcome classify(const json_t *record, const proc_outcome *proc) {
+static job_outcome classify(const json_t *record, const proc_outcome *proc, bool contract_broken) {
   int exit_code = proc->exit_code;
   if (proc->timed_out) return OUTCOME_FAIL_TIMEOUT;
+  if (contract_broken) return OUTCOME_FAIL_CONTRACT;
   if (exit_code != 0 && exit_code != MAPP_ERR_VERIFY) return OUTCOME_FAIL_EXIT;
   if (verification_failed(record, exit_code)) return OUTCOME_FAIL_VERIFY;
   const char *base = json_string_value(json_object_get(json_object_get(record, "baseline"), "status"));
@@ -90,6 +92,37 @@ static int require_baseline(const job *j, const char *case_name, json_t *base, j
   return MAPP_OK;
 }
 
+/* What an answer's record broke, if anything: none written (or not a JSON
+ * object) by a program that exited 0, or one the schema refuses or that
+ * names another run. An exit 1 without a record is the launcher's failure
+ * (retried), and a refused launch's record is not read. */
+static int contract_violation(const job *j, const job_files *files, const proc_outcome *proc, const job_result *res,
+                              char **violation) {
+  *violation = NULL;
+  if (proc->timed_out || (proc->exit_code != 0 && proc->exit_code != MAPP_ERR_VERIFY)) return MAPP_OK;
+  if (res->app_wrote_record) return contract_check_record(res->record, j->app, j->variant, j->backend, violation);
+  if (proc->exit_code != 0) return MAPP_OK;
+  *violation = path_exists(files->result) ? str_printf("its record %s is not a JSON object", files->result)
+                                          : str_printf("it exited 0 without writing its record (--result %s)",
+                                                       files->result);
+  return *violation ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+/* A record that breaks the contract is not half-read: the stand-in takes
+ * its place, with what it broke. */
+static int refuse_record(const job *j, const job_files *files, char *violation, job_result *res) {
+  json_decref(res->record);
+  res->contract_error = violation;
+  res->record = stand_in_record(j);
+  json_t *c = json_pack("{s:s, s:s, s:s}", "status", "fail", "error", violation, "record", files->result);
+  if (!res->record || !c) {
+    json_decref(c);
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  }
+  json_object_set_new(res->record, "contract", c);
+  return MAPP_OK;
+}
+
 void job_drop_passed_output(job_result *res, const job_files *files) {
   if (res->outcome != OUTCOME_OK) return;
   unlink(files->output);
@@ -101,19 +134,22 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
   *res = (job_result){.exit_code = proc->exit_code, .elapsed_s = proc->elapsed_s};
   res->record = load_record(j, files, &res->app_wrote_record);
   if (!res->record) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  char *violation = NULL;
+  MAPP_TRY(contract_violation(j, files, proc, res, &violation));
+  if (violation) MAPP_TRY(refuse_record(j, files, violation, res));
   MAPP_TRY(add_harness_fields(res->record, j, opt, launch, proc));
-  bool answered = !proc->timed_out && (proc->exit_code == 0 || proc->exit_code == MAPP_ERR_VERIFY);
+  bool answered = !proc->timed_out && (proc->exit_code == 0 || proc->exit_code == MAPP_ERR_VERIFY) && !violation;
   char *case_name = NULL;
   int status = job_baseline_case(j, res->record, &case_name);
   json_t *base = NULL;
   if (status == MAPP_OK && opt->check_baseline && answered && j->check != CHECK_NONE)
-    status = baseline_check_run(res->record, case_name, files->output, &res->baseline, &base);
+    status = baseline_check_run(res->record, j->baselines, case_name, files->output, &res->baseline, &base);
   else if (status == MAPP_OK)
     base = json_pack("{s:s, s:n}", "status", "none", "file");
   if (status == MAPP_OK) {
     json_object_set_new(res->record, "baseline", base);
     json_object_set_new(res->record, "check", json_string(check_mode_name(j->check)));
-    res->outcome = classify(res->record, proc);
+    res->outcome = classify(res->record, proc, violation != NULL);
     if (opt->check_baseline && res->outcome == OUTCOME_OK && j->check == CHECK_REQUIRED)
       status = require_baseline(j, case_name, base, &res->outcome);
     job_set_outcome(res, res->outcome);
@@ -191,11 +227,13 @@ void job_outcome_text(const job_result *res, char *buf, size_t len) {
   case OUTCOME_FAIL_UNCHECKED: snprintf(buf, len, "FAIL (no baseline)"); break;
   case OUTCOME_FAIL_CONSISTENCY: snprintf(buf, len, "FAIL (consistency)"); break;
   case OUTCOME_FAIL_TIMEOUT: snprintf(buf, len, "FAIL (timeout after %.1f s)", res->elapsed_s); break;
+  case OUTCOME_FAIL_CONTRACT: snprintf(buf, len, "FAIL (contract)"); break;
   }
 }
 
 const char *job_outcome_name(job_outcome outcome) {
-  static const char *const names[] = {"ok", "exit", "verify", "baseline", "unchecked", "consistency", "timeout"};
+  static const char *const names[] = {"ok", "exit", "verify", "baseline",
+                                      "unchecked", "consistency", "timeout", "contract"};
   return (size_t)outcome < sizeof names / sizeof names[0] ? names[outcome] : "unknown";
 }
 
@@ -219,7 +257,8 @@ int job_exit_status(const job_result *res) {
   case OUTCOME_FAIL_VERIFY:
   case OUTCOME_FAIL_BASELINE:
   case OUTCOME_FAIL_UNCHECKED:
-  case OUTCOME_FAIL_CONSISTENCY: return MAPP_ERR_VERIFY;
+  case OUTCOME_FAIL_CONSISTENCY:
+  case OUTCOME_FAIL_CONTRACT: return MAPP_ERR_VERIFY;
   case OUTCOME_FAIL_EXIT: return res->exit_code == MAPP_ERR_INPUT ? MAPP_ERR_INPUT : MAPP_ERR_SYSTEM;
   case OUTCOME_FAIL_TIMEOUT: return MAPP_ERR_SYSTEM;
   }
@@ -228,6 +267,7 @@ int job_exit_status(const job_result *res) {
 
 void job_result_free(job_result *res) {
   json_decref(res->record);
+  free(res->contract_error);
   compare_report_free(&res->baseline);
   *res = (job_result){0};
 }

@@ -20,7 +20,9 @@ typedef enum {
   OUTCOME_FAIL_BASELINE, /* the answer disagrees with the baseline */
   OUTCOME_FAIL_UNCHECKED, /* check: required, and no baseline to check the answer against */
   OUTCOME_FAIL_CONSISTENCY, /* the answer differs from the same sweep's 1-rank answer (consistency.h) */
-  OUTCOME_FAIL_TIMEOUT  /* stopped at its time limit */
+  OUTCOME_FAIL_TIMEOUT, /* stopped at its time limit */
+  OUTCOME_FAIL_CONTRACT /* the program broke the mapp contract (docs/contract.md): it answered (exit 0
+                           or 1) without a record, or with one the schema refuses or of another run */
 } job_outcome;
 
 typedef struct {
@@ -36,13 +38,16 @@ typedef struct {
   int exit_code;
   double elapsed_s;
   bool app_wrote_record; /* the record is the app's, not the harness's stand-in */
+  char *contract_error;  /* what the program broke, one line (malloc'd; NULL: kept the contract) */
 } job_result;
 
 /* Launches j writing `files` (whose folder must exist) and judges it. */
 int job_execute(const harness_env *env, const job *j, const job_files *files, const execute_options *opt,
                 job_result *res);
 /* Judges a finished launch: its record (or a stand-in when the app wrote
- * none), the harness fields "key", "sweep", "repetition", "launch",
+ * none, or one that breaks the contract: then "contract": {"status":
+ * "fail", "error": LINE, "record": FILE} says what it broke and the
+ * answer is not compared), the harness fields "key", "sweep", "repetition", "launch",
  * "elapsed_s", "exit_code", "check", "baseline" and "outcome" ("timeout":
  * {"limit_s", "elapsed_s", "killed"} when the launch was stopped), and the outcome. Under
  * check: required a baseline that is missing fails the run, and its
@@ -54,10 +59,10 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
  * record's "output" becomes null. A failed run keeps its answer. */
 void job_drop_passed_output(job_result *res, const job_files *files);
 /* "ok", "FAIL (exit 2)", "FAIL (verify)", "FAIL (baseline)", "FAIL (no baseline)", "FAIL (consistency)",
- * "FAIL (timeout after 5.0 s)". */
+ * "FAIL (timeout after 5.0 s)", "FAIL (contract)". */
 void job_outcome_text(const job_result *res, char *buf, size_t len);
 /* The record's "outcome": "ok", "exit", "verify", "baseline", "unchecked",
- * "consistency" or "timeout". */
+ * "consistency", "timeout" or "contract". */
 const char *job_outcome_name(job_outcome outcome);
 /* Sets res->outcome and the record's "outcome" field together. */
 void job_set_outcome(job_result *res, job_outcome outcome);
@@ -68,7 +73,8 @@ void job_set_outcome(job_result *res, job_outcome outcome);
  * Never a failed verification, baseline or consistency check. */
 bool job_failed_outside_app(const job_result *res);
 /* The exit status a one-off run reports: 0 ok, 1 verification or baseline
- * failed, 2 the app rejected its input, 3 anything else went wrong. */
+ * failed or the program broke the contract, 2 the app rejected its input,
+ * 3 anything else went wrong. */
 int job_exit_status(const job_result *res);
 void job_result_free(job_result *res);
 

@@ -42,6 +42,8 @@ int job_baseline_case(const job *j, const json_t *record, char **name) {
   return *name ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
+const char *job_baseline_app(const job *j) { return j->baselines ? j->baselines : j->app; }
+
 char *job_bless_command(const job *j, const char *case_name) {
   char ranks[32], threads[32];
   snprintf(ranks, sizeof ranks, "%ld", j->ranks);

@@ -30,6 +30,8 @@ typedef struct {
   const char *params_text; /* the same as "name=value ..." (NULL without a matrix) */
   const char *reference;  /* the app's default speedup reference "VARIANT/BACKEND" (may be NULL) */
   const char *bin_dir;    /* the build whose mapp-APP runs; NULL: this mapp's (paths_bin_dir) */
+  const char *exe;        /* the executable the app path found (app_info.exe); NULL: bin_dir's mapp-APP */
+  const char *baselines;  /* whose baselines/APP/ the answer is checked against; NULL: the app's own */
   check_mode check;
   const char *baseline_case; /* the baseline of a custom problem (a spec entry's `case:`; may be NULL) */
   double min_time;        /* --min-time of the app (0: none); how it is measured, not what */
@@ -73,6 +75,9 @@ char *job_key_of_record(const json_t *record);
  * for neither. Without a record (before the run) the preset's case stands
  * in for the record's. *name is malloc'd. */
 int job_baseline_case(const job *j, const json_t *record, char **name);
+/* The app whose baselines/ folder holds j's baselines: a peer's "baselines"
+ * (--list), else j's own app. */
+const char *job_baseline_app(const job *j);
 /* The `mapp bless` command that writes the baseline of j's case (malloc'd,
  * shell-quoted). */
 char *job_bless_command(const job *j, const char *case_name);

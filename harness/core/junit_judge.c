@@ -134,6 +134,7 @@ static const char *const outcome_types[][2] = {
     {"timeout", "timeout"},     {"exit", "exit"},
     {"verify", "verification"}, {"baseline", "baseline"},
     {"unchecked", "missing-baseline"}, {"consistency", "consistency"},
+    {"contract", "contract"},
 };
 
 /* The kind of failure of a run, NULL when it passed: the record's
@@ -162,6 +163,8 @@ static char *failure_message(const json_t *record, const char *type) {
   if (strcmp(type, "verification") == 0) return verification_message(record);
   if (strcmp(type, "baseline") == 0) return comparison_message(record, "baseline", "baseline");
   if (strcmp(type, "missing-baseline") == 0) return missing_baseline_message(record);
+  if (strcmp(type, "contract") == 0)
+    return one_line(str_printf("the program broke the mapp contract: %s", text_at(record, "contract", "error")));
   return comparison_message(record, "consistency", "the sweep's 1-rank answer");
 }
 

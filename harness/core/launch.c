@@ -26,7 +26,7 @@ static int push_extra_args(strv *argv, const strv *extra, const char *output) {
 }
 
 int launch_app_argv(const job *j, const job_files *files, strv *argv) {
-  char *exe = paths_app_executable(j->bin_dir, j->app);
+  char *exe = j->exe ? strdup(j->exe) : paths_app_executable(j->bin_dir, j->app);
   if (!exe) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   int status = strv_push(argv, exe);
   free(exe);

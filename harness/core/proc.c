@@ -94,6 +94,12 @@ static void child_exec(const proc_request *req, int stdout_fd, int report_fd) {
     if (log >= 0) close(log);
   }
   if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
+  if (!failure.err && req->err_path) {
+    int err = open(req->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (err < 0) failure.err = errno;
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    if (err >= 0) close(err);
+  }
   if (!failure.err && req->cwd && chdir(req->cwd) != 0) failure = (child_failure){STEP_CWD, errno};
   if (!failure.err) {
     execvp(req->argv->items[0], strv_argv(req->argv));
@@ -284,7 +290,9 @@ static int start_error(int report_fd, const proc_request *req) {
   if (got != (ssize_t)sizeof failure) return MAPP_OK;
   const char *program = req->argv->items[0], *why = strerror(failure.err);
   switch (failure.step) {
-  case STEP_LOG: return mapp_fail(MAPP_ERR_INPUT, "cannot write the log %s for %s: %s", req->log_path, program, why);
+  case STEP_LOG:
+    return mapp_fail(MAPP_ERR_INPUT, "cannot write the log %s for %s: %s", req->log_path ? req->log_path : req->err_path,
+                     program, why);
   case STEP_CWD: return mapp_fail(MAPP_ERR_INPUT, "cannot run %s in %s: %s", program, req->cwd, why);
   default: return mapp_fail(MAPP_ERR_INPUT, "cannot run %s: %s", program, why);
   }

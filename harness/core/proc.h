@@ -22,6 +22,7 @@ typedef struct {
   strv *argv;                       /* argv->items[0] is looked up in PATH */
   const strv *env_names, *env_values; /* set in the child (may be NULL) */
   const char *log_path;             /* stdout and stderr go here (NULL: inherited) */
+  const char *err_path;             /* stderr alone goes here instead (NULL: as log_path says) */
   const char *cwd;                  /* working directory of the child (NULL: ours) */
   double time_limit_s;              /* > 0: stop the child's whole tree after this long */
   double grace_s;                   /* SIGTERM to SIGKILL at the limit (0: PROC_DEFAULT_GRACE_S) */

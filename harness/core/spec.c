@@ -487,7 +487,7 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                           .size = run->sizes.items[s], .scaling = run->scaling, .ranks = run->ranks[r],
                           .threads = run->threads[t], .repetition = repetition, .extra_args = &combo->args,
                           .label = run->label, .params = combo->params, .params_text = combo->text,
-                          .reference = app->reference, .check = run->check, .baseline_case = run->case_name,
+                          .reference = app->reference, .exe = app->exe, .baselines = app->baselines, .check = run->check, .baseline_case = run->case_name,
                           .gpus = run->gpus >= 0 ? run->gpus : !strcmp(run->backends.items[b], "cuda"),
                           .min_time = run->measure.min_time, .time_limit = run->measure.time_limit},
                   .measure = &run->measure,

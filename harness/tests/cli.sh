@@ -12,7 +12,7 @@ expect_exit 2 "$MAPP" frobnicate
 expect_output "unknown verb 'frobnicate'"
 expect_one_error_line "$MAPP" frobnicate
 
-for verb in list run sweep check bless plot report submit collect; do
+for verb in list run sweep check bless plot report submit collect contract; do
   expect_exit 0 "$MAPP" "$verb" --help
   expect_output "usage: mapp $verb"
   expect_exit 2 "$MAPP" "$verb" --no-such-flag

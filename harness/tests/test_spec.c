@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "apppath.h"
 #include "apps.h"
 #include "env.h"
 #include "mapp_error.h"
@@ -305,8 +306,68 @@ static void parses_environments(void **state) {
   env_free(&env);
 }
 
+/* The app path: the build's bin dir, MAPP_APP_PATH, the environment's
+ * app_path (relative: from the source tree), in that order, once each. */
+static void app_path_in_order(void **state) {
+  (void)state;
+  harness_env env;
+  assert_int_equal(env_parse_string("name: l\nlauncher: mpirun\nnp_flag: -np\napp_path: [tools/bin, /opt/x]\n",
+                                    "l.yaml", &env), MAPP_OK);
+  char *source = strdup(getenv("MAPP_SOURCE_DIR") ? getenv("MAPP_SOURCE_DIR") : "");
+  setenv("MAPP_BIN_DIR", "/b", 1);
+  setenv("MAPP_APP_PATH", "/u1::/opt/x", 1);
+  strv dirs = {0};
+  assert_int_equal(app_path_dirs(&env, &dirs), MAPP_OK);
+  assert_int_equal(dirs.count, 4); /* the empty entry and the repeated /opt/x dropped */
+  assert_string_equal(dirs.items[0], "/b");
+  assert_string_equal(dirs.items[1], "/u1");
+  assert_string_equal(dirs.items[2], "/opt/x");
+  assert_non_null(strstr(dirs.items[3], "/tools/bin"));
+  if (source[0]) assert_int_equal(strncmp(dirs.items[3], source, strlen(source)), 0);
+  strv_free(&dirs);
+  char *exe = NULL;
+  assert_int_equal(app_path_find(&env, "no-such-app", &exe), MAPP_ERR_INPUT);
+  assert_non_null(strstr(mapp_error_message(), "no mini-app 'no-such-app' in this build or on the app path"));
+  mapp_error_clear();
+  assert_int_equal(app_path_find(&env, "../heat", &exe), MAPP_ERR_INPUT);
+  mapp_error_clear();
+  unsetenv("MAPP_APP_PATH");
+  unsetenv("MAPP_BIN_DIR");
+  env_free(&env);
+  free(source);
+  assert_int_equal(env_parse_string("name: l\nlauncher: mpirun\nnp_flag: -np\napp_path: [\"\"]\n", "l.yaml", &env),
+                   MAPP_ERR_INPUT);
+  mapp_error_clear();
+}
+
+/* --list's "baselines" goes into every job of the app: its answers are
+ * checked against that app's baselines; "alone": false is kept. */
+static void baselines_of_a_peer(void **state) {
+  (void)state;
+  const char *peer = "{\"baselines\": \"heat\", \"variants\": [{\"name\": \"mpi\", \"alone\": false, \"backends\": "
+                     "[{\"name\": \"serial\", \"built\": true}]}]}";
+  app_info info;
+  assert_int_equal(app_info_parse(peer, "heat-peer", &info), MAPP_OK);
+  assert_string_equal(info.baselines, "heat");
+  assert_false(info.variants[0].alone);
+  sweep_spec spec;
+  sweep_jobs jobs;
+  assert_int_equal(spec_parse_string("name: p\nruns:\n  - app: heat-peer\n    ranks: [1]\n", "p.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec_expand(&spec, &info, 1, &jobs), MAPP_OK);
+  assert_string_equal(job_baseline_app(&jobs.items[0].job), "heat");
+  sweep_jobs_free(&jobs);
+  spec_free(&spec);
+  app_info_free(&info);
+  assert_int_equal(app_info_parse(heat_list, "heat", &info), MAPP_OK);
+  assert_string_equal(info.baselines, "heat");
+  assert_true(info.variants[0].alone);
+  app_info_free(&info);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(app_path_in_order),
+      cmocka_unit_test(baselines_of_a_peer),
       cmocka_unit_test(parses_a_good_spec),
       cmocka_unit_test(defaults_fill_omitted_lists),
       cmocka_unit_test(reads_a_list_of_references),

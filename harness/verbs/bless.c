@@ -234,7 +234,7 @@ static int install_baseline(const job *j, const reference_run *run, const envelo
                             const bless_options *o, const bless_stamp *stamp) {
   const char *case_name;
   MAPP_TRY(resolve_case(o, &run->res, &case_name));
-  char *target = baseline_path(j->app, case_name);
+  char *target = baseline_path(job_baseline_app(j), case_name);
   char *dir = target ? path_dirname(target) : NULL;
   int status = dir ? make_dirs(dir) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   /* A baseline is the project's reference answer (often checked in): a
@@ -264,6 +264,7 @@ static int bless_run(const harness_env *env, const job *j, const bless_options *
   if (status == MAPP_OK && envelope) {
     job j0 = *j;
     j0.bin_dir = o->o0_bin;
+    j0.exe = NULL; /* the -O0 build's own mapp-APP */
     status = reference_run_execute(env, &j0, &o0);
     if (status == MAPP_OK) status = require_comparable_builds(&run, &o0, o->o0_bin);
     e.o0_answer = o0.files.output;
@@ -271,6 +272,7 @@ static int bless_run(const harness_env *env, const job *j, const bless_options *
   for (size_t t = 0; status == MAPP_OK && envelope && t < o->ntwins; ++t) {
     job jt = *j;
     jt.bin_dir = o->twins[t].bin;
+    jt.exe = NULL;
     status = reference_run_execute(env, &jt, &twins[t]);
     if (status == MAPP_OK) status = require_comparable_builds(&twins[t], &o0, o->twins[t].bin);
     e.names[e.nmembers] = o->twins[t].name;
@@ -312,7 +314,11 @@ static int bless_app(const bless_options *o, const char *app_name, const strv *e
   if (status == MAPP_OK) status = app_query(app_name, &env, &app);
   job j = {.app = app_name, .backend = o->backend, .size = o->size, .scaling = o->scaling, .ranks = o->ranks,
            .threads = o->threads, .repetition = -1, .extra_args = extra};
-  if (status == MAPP_OK) j.variant = o->variant ? o->variant : app.variants[0].name;
+  if (status == MAPP_OK) {
+    j.variant = o->variant ? o->variant : app.variants[0].name;
+    j.exe = app.exe;
+    j.baselines = app.baselines;
+  }
   if (status == MAPP_OK && app_combo(&app, j.variant, j.backend) != COMBO_RUNNABLE)
     status = mapp_fail(MAPP_ERR_INPUT, "%s %s/%s cannot run in this build (see mapp list)", app_name, j.variant,
                        j.backend);

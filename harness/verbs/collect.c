@@ -152,6 +152,7 @@ static int collect_jobs(const json_t *doc, const char *results_file, const json_
     if (!runs_dir || !j.app || !j.variant || !j.backend || !j.size || !j.scaling)
       return mapp_fail(MAPP_ERR_INPUT, "jobs.json: job %zu is incomplete", i);
     j.label = json_string_value(json_object_get(e, "label"));
+    j.baselines = json_string_value(json_object_get(e, "baselines")); /* a peer's (absent: the app's own) */
     j.time_limit = json_number_value(json_object_get(e, "time_limit")); /* 0 in jobs.json files older than it */
     strv args = {0};
     size_t k;

@@ -24,6 +24,7 @@ static bool status_is(const json_t *r, const char *field, const char *status) {
  * verification, its baseline, a baseline check: required could not make,
  * or its agreement with the sweep's 1-rank answer. */
 static const char *failure_of(const json_t *r) {
+  if (status_is(r, "contract", "fail")) return "mapp contract";
   if (status_is(r, "verification", "fail")) return "verification";
   if (status_is(r, "baseline", "fail")) return "baseline";
   if (json_integer_value(json_object_get(r, "exit_code")) != 0) return "exit code";

@@ -20,7 +20,8 @@ typedef struct {
 static int resolve_job(const app_info *app, const run_options *o, const strv *extra, job *j) {
   *j = (job){.app = app->name, .variant = o->variant ? o->variant : app->variants[0].name,
              .backend = o->backend, .size = o->size, .scaling = o->scaling, .ranks = o->ranks,
-             .threads = o->threads, .repetition = -1, .extra_args = extra};
+             .threads = o->threads, .repetition = -1, .extra_args = extra, .exe = app->exe,
+             .baselines = app->baselines};
   switch (app_combo(app, j->variant, j->backend)) {
   case COMBO_RUNNABLE: return MAPP_OK;
   case COMBO_UNKNOWN_VARIANT: return mapp_fail(MAPP_ERR_INPUT, "%s has no variant '%s' (see mapp list)", j->app, j->variant);
@@ -62,6 +63,10 @@ static void explain_failure(const job *j, const job_result *res, const job_files
   if (res->outcome == OUTCOME_OK) return;
   char prog[64];
   snprintf(prog, sizeof prog, "mapp-%s", j->app);
+  if (res->outcome == OUTCOME_FAIL_CONTRACT) {
+    mapp_fail(job_exit_status(res), "%s broke the mapp contract: %s (docs/contract.md)", prog, res->contract_error);
+    return;
+  }
   char *message = proc_log_error(files->log, prog);
   if (message && res->outcome == OUTCOME_FAIL_EXIT) {
     mapp_fail(job_exit_status(res), "%s exited with %d: %s (log: %s)", prog, res->exit_code, message, files->log);

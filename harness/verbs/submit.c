@@ -183,10 +183,10 @@ static json_t *job_entry(const job *j, const char *stem, const char *script_path
   json_t *args = json_array();
   for (size_t i = 0; j->extra_args && i < j->extra_args->count; ++i)
     json_array_append_new(args, json_string(j->extra_args->items[i]));
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s?, s:o, s:s, s:o, s:n}", "stem", stem, "app",
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s?, s:s?, s:o, s:s, s:o, s:n}", "stem", stem, "app",
                    j->app, "variant", j->variant, "backend", j->backend, "size", j->size, "scaling", j->scaling,
-                   "ranks", (json_int_t)j->ranks, "threads", (json_int_t)j->threads, "label", j->label, "args",
-                   args, "script", script_path, "launches", launches, "job_id");
+                   "ranks", (json_int_t)j->ranks, "threads", (json_int_t)j->threads, "label", j->label,
+                   "baselines", j->baselines, "args", args, "script", script_path, "launches", launches, "job_id");
 }
 
 /* sbatch --parsable prints "ID" or "ID;CLUSTER". */

@@ -65,6 +65,11 @@ static void print_missing_baseline(const job_result *res) {
   else if (error) printf(": %s", error);
 }
 
+/* What the program broke, on the progress line: the sweep goes on. */
+static void print_contract(const job *j, const job_result *res) {
+  printf(": mapp-%s broke the mapp contract: %s (docs/contract.md)", j->app, res->contract_error);
+}
+
 /* Where the answer differs from the 1-rank one, and by how much. */
 static void print_inconsistency(const job_result *res) {
   const json_t *c = json_object_get(res->record, "consistency");
@@ -168,6 +173,7 @@ static int sweep_one(sweep_context *ctx, const sweep_job *sj, sweep_tally *tally
     if (attempts > 1) printf(" (attempt %zu)", attempts);
     if (res.outcome == OUTCOME_FAIL_UNCHECKED) print_missing_baseline(&res);
     else if (res.outcome == OUTCOME_FAIL_CONSISTENCY) print_inconsistency(&res);
+    else if (res.outcome == OUTCOME_FAIL_CONTRACT) print_contract(j, &res);
     else if (res.outcome != OUTCOME_OK) print_failure_hint(j, &files);
     else print_unchecked(&res);
     printf("\n");

@@ -19,5 +19,6 @@ int verb_collect(int argc, char **argv);
 int verb_compare(int argc, char **argv);
 int verb_history(int argc, char **argv);
 int verb_bisect(int argc, char **argv);
+int verb_contract(int argc, char **argv);
 
 #endif

@@ -1,0 +1,152 @@
+#!/bin/bash
+# Issue 38: programs beyond the build, through the app path, held to the
+# mapp contract (docs/contract.md). One ctest test per case:
+#   wrapped  mapp-wrapped (contract_app/, built outside build/bin) is found
+#            through MAPP_APP_PATH and an environment's app_path, passes
+#            mapp contract, is blessed into a baseline folder of the test's
+#            own, swept (check: required), checked (a perturbed baseline
+#            fails it), plotted and reported like a mini-app; its peer
+#            mapp-wrapped-peer is checked against wrapped's baselines
+#   broken   builds of it that write a record field of the wrong type, omit
+#            a required field, or have no --list are each refused by mapp
+#            contract (exit 1) and by sweep and run, with one line naming
+#            what they broke
+#   apps     mapp contract passes on the five mini-apps (every record they
+#            write validates against docs/schema/record.schema.json; with
+#            Python's jsonschema installed, a standard validator agrees)
+# usage: contract.sh CASE APPPATH_DIR MAPP_H5_TOOL
+. "$(dirname "$0")/lib.sh"
+CASE=${1:?usage: contract.sh CASE APPPATH_DIR MAPP_H5_TOOL}
+APPS=${2:?APPPATH_DIR}
+TOOL=${3:?MAPP_H5_TOOL}
+SPEC="$(dirname "$0")/sweep-wrapped.yaml"
+export MAPP_BASELINE_DIR=$SCRATCH/baselines
+
+[ -x "$APPS/good/mapp-wrapped" ] || fail "$APPS/good/mapp-wrapped is not built (cmake --build build --target contract_wrapped_good)"
+
+# one_spec FILE: one tiny run of wrapped.
+one_spec() {
+  printf 'name: one\nrepetitions: 1\ncheck: optional\nruns:\n  - app: wrapped\n    ranks: [1]\n    sizes: [tiny]\n' >"$1"
+}
+
+case_wrapped() {
+  # Unknown to the build: not listed until the app path names its folder.
+  expect_exit 0 "$MAPP" list
+  grep -q '^wrapped ' <<<"$OUT" && fail "wrapped listed without an app path"
+  grep -q 'heat-bench' <<<"$OUT" && fail "mapp-heat-bench listed as an app"
+  expect_exit 2 "$MAPP" run wrapped
+  expect_output "no mini-app 'wrapped' in this build or on the app path"
+  export MAPP_APP_PATH=$APPS/good
+  expect_exit 0 "$MAPP" list
+  expect_output "from $APPS/good/mapp-wrapped"
+  expect_output "answers checked against baselines/wrapped/"
+  grep -q '^wrapped-peer ' <<<"$OUT" || fail "the peer (a name with '-') in an app path folder is not listed"
+  expect_exit 0 "$MAPP" list wrapped
+  expect_exit 0 "$MAPP" contract wrapped
+  expect_output "run explicit/serial        ok (exit 0, record valid, answer HDF5 with 1 dataset)"
+  expect_output "mapp-wrapped keeps the mapp contract (7 checks)"
+
+  # Baselines made with mapp bless, into the test's own folder.
+  expect_exit 0 "$MAPP" bless wrapped --size tiny --reason "contract.sh: first baseline"
+  expect_exit 0 "$MAPP" bless wrapped --size small --reason "contract.sh: first baseline"
+  [ -s "$MAPP_BASELINE_DIR/wrapped/tiny.h5" ] || fail "bless wrote no baselines/wrapped/tiny.h5"
+  [ -e "$MAPP_BASELINE_DIR/wrapped-peer" ] && fail "a peer's baselines folder was made"
+
+  expect_exit 0 "$MAPP" sweep "$SPEC" --out results
+  expect_output "[1/6] wrapped explicit/serial n=1 t=1 tiny strong ... ok"
+  expect_output "6 ran (6 ok, 0 failed)"
+  local R=results/wrapped
+  [ "$(grep -c '"baseline":{"status":"pass"' $R/results.jsonl)" = 6 ] || fail "not every answer passed its baseline"
+  grep -q '"app":"wrapped-peer".*"file":"'"$MAPP_BASELINE_DIR"'/wrapped/tiny.h5"' $R/results.jsonl ||
+    fail "the peer was not checked against baselines/wrapped/tiny.h5"
+  grep -q "\"launch\":\"mpirun -np 1 .*$APPS/good/mapp-wrapped " $R/results.jsonl || fail "not launched from the app path"
+  expect_exit 0 "$MAPP" plot $R
+  for f in wrapped-fom wrapped-speedup wrapped-peer-fom; do
+    for ext in png svg; do [ -s "$R/plots/$f.$ext" ] || fail "$R/plots/$f.$ext missing or empty"; done
+  done
+  expect_exit 0 "$MAPP" report $R
+  grep -q '^## wrapped' $R/report.md || fail "the report has no wrapped section"
+
+  # The comparison is real: a perturbed baseline fails the run.
+  "$TOOL" perturb "$MAPP_BASELINE_DIR/wrapped/tiny.h5" u 3 1e-9 || fail "perturbing the baseline"
+  expect_exit 1 "$MAPP" run wrapped --out run
+  expect_output "FAIL"
+  expect_exit 1 "$MAPP" check "$MAPP_BASELINE_DIR/wrapped/tiny.h5" run/wrapped-explicit-serial-tiny-strong-n1-t1.h5
+
+  # An environment's app_path finds it as well (MAPP_APP_PATH unset).
+  unset MAPP_APP_PATH
+  sed "s|^gpus_per_node: 0|gpus_per_node: 0\napp_path: [$APPS/good]|" "$MAPP_SOURCE_DIR/envs/local.yaml" >env.yaml
+  grep -q '^app_path:' env.yaml || fail "could not write env.yaml"
+  expect_exit 0 "$MAPP" list --env env.yaml
+  expect_output "from $APPS/good/mapp-wrapped"
+  expect_exit 0 "$MAPP" bless wrapped --size tiny --env env.yaml --force --reason "contract.sh: restored"
+  expect_exit 0 "$MAPP" run wrapped --env env.yaml --out run
+  expect_output "pass"
+}
+
+# expect_refused DIR WHAT: the build in DIR is refused by contract, sweep
+# and run, each with one line naming WHAT it broke.
+expect_refused() {
+  local dir=$1 what=$2
+  expect_exit 1 "$MAPP" contract "$APPS/$dir/mapp-wrapped"
+  expect_output "FAILED: $what"
+  expect_output "mapp-wrapped breaks the mapp contract: 1 of"
+  [ "$(grep -c 'FAILED' <<<"$OUT")" = 1 ] || fail "$dir: more than the one check failed: $OUT"
+  one_spec one.yaml
+  expect_exit 1 env MAPP_APP_PATH="$APPS/$dir" "$MAPP" sweep one.yaml --out "res-$dir"
+  expect_output "FAIL (contract)"
+  expect_output ": mapp-wrapped broke the mapp contract: $what (docs/contract.md)"
+  grep -q '"outcome":"contract"' "res-$dir/one/results.jsonl" || fail "$dir: the record's outcome is not contract"
+  grep -q '"contract":{"status":"fail","error":"' "res-$dir/one/results.jsonl" || fail "$dir: the record does not say what broke"
+  expect_exit 0 "$MAPP" report "res-$dir/one"
+  grep -q 'mapp contract' "res-$dir/one/report.md" || fail "$dir: the report does not name the contract"
+  local err
+  err=$(MAPP_APP_PATH="$APPS/$dir" "$MAPP" run wrapped --out "run-$dir" 2>&1 >/dev/null) && fail "$dir: run passed"
+  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "$dir: run printed more than one error line: $err"
+  grep -qF "mapp run: error: mapp-wrapped broke the mapp contract: $what" <<<"$err" || fail "$dir: run said '$err'"
+  echo "refused $dir: $err"
+}
+
+case_broken() {
+  expect_refused bad-type "record field 'ranks' must be an integer, got a string (\"1\")"
+  expect_refused no-field "record lacks required field 'fom'"
+  # No --list: nothing can be run, so contract, sweep and run refuse it whole.
+  expect_exit 1 "$MAPP" contract "$APPS/no-list/mapp-wrapped"
+  expect_output "list                       FAILED: mapp-wrapped --list failed with exit code 2"
+  one_spec one.yaml
+  expect_exit 2 env MAPP_APP_PATH="$APPS/no-list" "$MAPP" sweep one.yaml --out res-no-list
+  expect_output "mapp-wrapped --list failed with exit code 2 (mapp-wrapped: error: unknown option '--list'"
+  expect_one_error_line env MAPP_APP_PATH="$APPS/no-list" "$MAPP" sweep one.yaml --out res-no-list
+  expect_one_error_line env MAPP_APP_PATH="$APPS/no-list" "$MAPP" run wrapped
+  echo "refused no-list: $(MAPP_APP_PATH="$APPS/no-list" "$MAPP" run wrapped 2>&1)"
+  # Bad input to mapp contract itself.
+  expect_exit 2 "$MAPP" contract no-such-program
+  expect_one_error_line "$MAPP" contract ./no/such/file
+}
+
+case_apps() {
+  local app validator=0
+  python3 -c 'import jsonschema' 2>/dev/null && validator=1
+  for app in heat crm stencil subgraph snapshots; do
+    require_app "$app"
+    expect_exit 0 "$MAPP" contract "$app" --out "out-$app"
+    expect_output "mapp-$app keeps the mapp contract"
+    grep -q 'FAILED' <<<"$OUT" && fail "$app: $OUT"
+    ls out-"$app"/*.json >/dev/null || fail "$app: no records kept"
+    [ $validator = 1 ] || continue
+    python3 - "$MAPP_SOURCE_DIR/docs/schema/record.schema.json" out-"$app"/*.json <<'PY' || fail "$app: jsonschema disagrees"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+for path in sys.argv[2:]:
+    record = json.load(open(path))
+    # the harness's own fields were added after validation; the app's are what the schema is of
+    jsonschema.Draft202012Validator(schema).validate(record)
+PY
+  done
+  [ $validator = 1 ] && echo "python jsonschema agrees on every record" || echo "python jsonschema not installed: cross-check skipped"
+}
+
+declare -F "case_$CASE" >/dev/null || fail "no case '$CASE'"
+"case_$CASE"
+echo "contract $CASE: ok"
