@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mapp_error.h"
+#include "peers.h"
 #include "perfstats.h"
 
 /* Each mini-app's technique against what it replaces, as the seeds pose it. */
@@ -101,7 +102,7 @@ static void write_header(doc *d) {
   doc_row_end(d);
 }
 
-int headline_write(doc *d, const group_table *t) {
+static int techniques_write(doc *d, const group_table *t) {
   bool any = false;
   for (size_t i = 0; i < sizeof headlines / sizeof headlines[0]; ++i) {
     const headline_def *h = &headlines[i];
@@ -119,4 +120,9 @@ int headline_write(doc *d, const group_table *t) {
               "verdict is the weaker of the two configurations' (stable, noisy, too-short, disturbed: see "
               "harness/README.md, Statistics).");
   return MAPP_OK;
+}
+
+int headline_write(doc *d, const group_table *t) {
+  MAPP_TRY(techniques_write(d, t));
+  return peers_write(d, t);
 }

@@ -13,7 +13,8 @@
 #include "stats.h"
 
 /* The section "What each technique buys here" for the groups of a report
- * (nothing when no technique has both of its configurations). */
+ * (nothing when no technique has both of its configurations), then each
+ * mini-app against its peer where the results hold both (peers.h). */
 int headline_write(doc *d, const group_table *t);
 
 #endif

@@ -65,7 +65,8 @@ static result_group *find_or_add(group_table *t, size_t *capacity, const json_t 
                       .backend = text_field(r, "backend"), .size = text_field(r, "size"),
                       .scaling = text_field(r, "scaling"), .setting = setting_field(r),
                       .ranks = integer_field(r, "ranks"),
-                      .threads = integer_field(r, "threads"), .baseline = "none", .fom_name = "FOM"};
+                      .threads = integer_field(r, "threads"), .baseline = "none", .fom_name = "FOM",
+                      .peer_of = ""};
   return g;
 }
 
@@ -87,8 +88,10 @@ static int grow_samples(result_group *g) {
   double *timed = walls ? realloc(g->timed_s, grown * sizeof *timed) : NULL;
   if (timed) g->timed_s = timed;
   bool *disturbed = timed ? realloc(g->disturbed, grown * sizeof *disturbed) : NULL;
-  if (!disturbed) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
-  g->disturbed = disturbed;
+  if (disturbed) g->disturbed = disturbed;
+  const json_t **records = disturbed ? realloc(g->records, grown * sizeof *records) : NULL;
+  if (!records) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
+  g->records = records;
   g->capacity = grown;
   return MAPP_OK;
 }
@@ -100,6 +103,7 @@ static int add_sample(result_group *g, const json_t *r) {
   g->foms[g->timed] = json_number_value(json_object_get(json_object_get(r, "fom"), "value"));
   g->walls[g->timed] = json_number_value(json_object_get(r, "wall_s"));
   g->timed_s[g->timed] = info.timed_s;
+  g->records[g->timed] = r;
   g->disturbed[g->timed++] = info.disturbed;
   return MAPP_OK;
 }
@@ -113,6 +117,7 @@ static int add_record(result_group *g, const json_t *r) {
   if (json_is_true(json_object_get(r, "oversubscribed"))) g->oversubscribed = true;
   if (base && baseline_rank(base) > baseline_rank(g->baseline)) g->baseline = base;
   if (json_is_string(json_object_get(fom, "name"))) g->fom_name = json_string_value(json_object_get(fom, "name"));
+  if (json_is_string(json_object_get(r, "peer_of"))) g->peer_of = json_string_value(json_object_get(r, "peer_of"));
   bool exited_ok = integer_field(r, "exit_code") == 0;
   if (!exited_ok || !json_is_number(json_object_get(fom, "value"))) return MAPP_OK;
   return add_sample(g, r);
@@ -170,6 +175,7 @@ void group_table_free(group_table *t) {
     free(t->items[i].walls);
     free(t->items[i].timed_s);
     free(t->items[i].disturbed);
+    free(t->items[i].records);
   }
   free(t->items);
   *t = (group_table){0};

@@ -32,6 +32,12 @@ typedef struct {
    * summarised (then sorted), timed_s and disturbed in the order read */
   double *foms, *walls, *timed_s;
   bool *disturbed;
+  /* the timed runs' records (borrowed from the records grouped: valid
+   * while they are), in the order read */
+  const json_t **records;
+  /* the app this program is a peer of (the record's peer_of: a production
+   * system run beside a mini-app, such as Devito beside snapshots); "" */
+  const char *peer_of;
   size_t capacity;
 } result_group;
 
