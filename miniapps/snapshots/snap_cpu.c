@@ -17,7 +17,7 @@
 #define SNAP_OMP_MIN_POINTS 16384
 
 static int cpu_alloc(const snap_grid *g, double **field) {
-  MAPP_TRY(mapp_alloc((void **)field, (size_t)g->padded * sizeof(double), "a wavefield"));
+  MAPP_TRY(snap_alloc_large((void **)field, (size_t)g->padded * sizeof(double), 64, "a wavefield"));
   /* Touched here (in parallel, as the steps will) so no page fault lands in
    * the timed loops. */
   double *f = *field;

@@ -89,8 +89,7 @@ int store_thread_status(snap_store *s) {
 
 int store_aligned_alloc_touched(void **out, size_t bytes, const char *what) {
   if (bytes == 0) bytes = STORE_ALIGN;
-  if (posix_memalign(out, STORE_ALIGN, store_round_up(bytes)))
-    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory allocating %zu bytes for %s", bytes, what);
+  MAPP_TRY(snap_alloc_large(out, store_round_up(bytes), STORE_ALIGN, what));
   memset(*out, 0, store_round_up(bytes));
   return MAPP_OK;
 }

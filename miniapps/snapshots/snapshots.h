@@ -467,5 +467,8 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state);
 int snap_parse_size(const char *text, size_t *bytes);
 /* This process's peak resident set (getrusage), bytes. */
 size_t snap_peak_rss(void);
+/* posix_memalign to `align` (a power of two), from 2 MiB up aligned to
+ * 2 MiB and on transparent huge pages; not touched. */
+int snap_alloc_large(void **out, size_t bytes, size_t align, const char *what);
 
 #endif
