@@ -77,44 +77,68 @@ static void stream_fence(void) {
 #define SNAP_ROW_CLONES
 #endif
 
-/* The update of n points of two rows in place: `a` and `b` hold u^{k-2}
- * of rows at `cur` and at `cur + pair` (the next row along x in 2-D, along
- * y in 3-D) and receive u^k. Each point reads its own old value before
- * writing it and no other point reads it, so a step streams one field less
- * than writing a third array would (no read for ownership of a line only
- * the write needs). Two rows at once share the loads of the rows between
- * them (6 of a 2-D row's 9 loads along x at space order 8): 1.15-1.2x
- * faster than one row at a time, in L1. a and b are separate pointers so
- * the adjoint can compute into L1 buffers. */
-typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double *restrict cur,
-                            const double *restrict ratio, const double *restrict inv_a, long pair, long n, long s0,
-                            long s1, const double *restrict w);
+/* The update of n points of a row in place: `field` holds u^{k-2} there
+ * and receives u^k. Each point reads its own old value before writing it
+ * and no other point reads it, so a step streams one field less than
+ * writing a third array would (no read for ownership of a line only the
+ * write needs). */
+typedef void (*row_fn)(double *restrict field, const double *restrict cur, const double *restrict ratio,
+                       const double *restrict inv_a, long n, long s0, long s1, const double *restrict w);
 
-#define SNAP_ROW_PAIR(NAME, RADIUS, THREE_D)                                                                       \
-  SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
-                                   const double *restrict ratio, const double *restrict inv_a, long pair, long n, \
-                                   long s0, long s1, const double *restrict w) {                                  \
+#define SNAP_ROW(NAME, RADIUS, THREE_D)                                                                            \
+  SNAP_ROW_CLONES static void NAME(double *restrict field, const double *restrict cur, const double *restrict ratio, \
+                                   const double *restrict inv_a, long n, long s0, long s1,                        \
+                                   const double *restrict w) {                                                    \
     double wk[SNAP_MAX_RADIUS + 1];                                                                               \
     for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
     const long sy = (THREE_D) ? s1 : 0;                                                                           \
     if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */  \
+    for (long z = 0; z < n; z++) field[z] = snap_update(cur, field, z, s0, sy, 1, RADIUS, wk, ratio[z], inv_a[z]);  \
+  }
+SNAP_ROW(row_r1_2d, 1, 0)
+SNAP_ROW(row_r2_2d, 2, 0)
+SNAP_ROW(row_r4_2d, 4, 0)
+SNAP_ROW(row_r1_3d, 1, 1)
+SNAP_ROW(row_r2_3d, 2, 1)
+SNAP_ROW(row_r4_3d, 4, 1)
+
+/* Two neighbouring 2-D rows (x and x + 1, `pair` apart) at once, in place
+ * in `a` and `b` (separate pointers: the adjoint computes into L1
+ * buffers). They share the loads of the rows between them (6 of a row's 9
+ * along x at space order 8): 1.15-1.2x faster than a row at a time, in L1.
+ * In 3-D, pairs of y rows were 1.15-1.3x slower than single rows (more
+ * streams in flight than the prefetchers follow), so 3-D runs rows alone. */
+typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double *restrict cur,
+                            const double *restrict ratio, const double *restrict inv_a, long pair, long n, long s0,
+                            const double *restrict w);
+
+#define SNAP_ROW_PAIR(NAME, RADIUS)                                                                                \
+  SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
+                                   const double *restrict ratio, const double *restrict inv_a, long pair, long n, \
+                                   long s0, const double *restrict w) {                                           \
+    double wk[SNAP_MAX_RADIUS + 1];                                                                               \
+    for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
     const double *restrict cur_b = cur + pair, *restrict ratio_b = ratio + pair, *restrict inv_a_b = inv_a + pair; \
     for (long z = 0; z < n; z++) {                                                                                \
-      a[z] = snap_update(cur, a, z, s0, sy, 1, RADIUS, wk, ratio[z], inv_a[z]);                                   \
-      b[z] = snap_update(cur_b, b, z, s0, sy, 1, RADIUS, wk, ratio_b[z], inv_a_b[z]);                             \
+      a[z] = snap_update(cur, a, z, s0, 0, 1, RADIUS, wk, ratio[z], inv_a[z]);                                    \
+      b[z] = snap_update(cur_b, b, z, s0, 0, 1, RADIUS, wk, ratio_b[z], inv_a_b[z]);                              \
     }                                                                                                             \
   }
-SNAP_ROW_PAIR(rows_r1_2d, 1, 0)
-SNAP_ROW_PAIR(rows_r2_2d, 2, 0)
-SNAP_ROW_PAIR(rows_r4_2d, 4, 0)
-SNAP_ROW_PAIR(rows_r1_3d, 1, 1)
-SNAP_ROW_PAIR(rows_r2_3d, 2, 1)
-SNAP_ROW_PAIR(rows_r4_3d, 4, 1)
+SNAP_ROW_PAIR(rows_r1_2d, 1)
+SNAP_ROW_PAIR(rows_r2_2d, 2)
+SNAP_ROW_PAIR(rows_r4_2d, 4)
 
-static row_pair_fn rows_for(const snap_grid *g) {
-  static const row_pair_fn rows[2][3] = {{rows_r1_2d, rows_r2_2d, rows_r4_2d}, {rows_r1_3d, rows_r2_3d, rows_r4_3d}};
+/* The kernels of a grid's radius and dimension (no pairs in 3-D). */
+typedef struct {
+  row_fn one;
+  row_pair_fn two;
+} row_kernels;
+
+static row_kernels kernels_for(const snap_grid *g) {
+  static const row_fn ones[2][3] = {{row_r1_2d, row_r2_2d, row_r4_2d}, {row_r1_3d, row_r2_3d, row_r4_3d}};
+  static const row_pair_fn twos[3] = {rows_r1_2d, rows_r2_2d, rows_r4_2d};
   int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2;
-  return rows[g->dims == 3][r];
+  return (row_kernels){.one = ones[g->dims == 3][r], .two = g->dims == 3 ? NULL : twos[r]};
 }
 
 /* The imaging condition along a row (snap_image per point), and the zfp
@@ -180,7 +204,7 @@ typedef struct {
   const double *cur, *prev;
   double *snapshot;
   const row_image *image;
-  row_pair_fn update;
+  row_kernels update;
 } step_job;
 
 #define SNAP_ROW_CHUNK 512 /* doubles of a row the adjoint computes into L1 at once (4 KiB) */
@@ -214,63 +238,59 @@ static double *chunk_target(const step_job *job, long p, long n, double *buffer)
   return out;
 }
 
-/* Rows `row` and `row + rows_apart` (padded `pair` apart; the same row
- * twice, pair 0, when it has no partner: computed twice, kept once). */
-static void step_row_pair(const step_job *job, long row, long rows_apart, long at, long pair, double *buffers) {
+/* Row `row` (padded index `at`), and with `pair` the row `rows_apart`
+ * rows and `pair` doubles on, computed together. */
+static void step_rows_at(const step_job *job, long row, long at, long rows_apart, long pair, double *buffers) {
   const snap_grid *g = job->g;
   const snap_coeffs *k = job->k;
   const long n2 = g->n[2];
   for (long zb = 0; zb < n2; zb += SNAP_ROW_CHUNK) {
     long n = n2 - zb < SNAP_ROW_CHUNK ? n2 - zb : SNAP_ROW_CHUNK, p = at + zb;
     double *a = chunk_target(job, p, n, buffers);
-    double *b = pair ? chunk_target(job, p + pair, n, buffers + SNAP_ROW_CHUNK) : buffers + 2 * SNAP_ROW_CHUNK;
-    if (!pair) memcpy(b, a, sizeof(double) * (size_t)n);
-    job->update(a, b, job->cur + p, k->ratio + p, k->inv_a + p, pair, n, g->stride[0], g->stride[1], g->w);
-    finish_row(job, row, p, zb, n, a);
-    if (pair) finish_row(job, row + rows_apart, p + pair, zb, n, b);
+    if (pair) {
+      double *b = chunk_target(job, p + pair, n, buffers + SNAP_ROW_CHUNK);
+      job->update.two(a, b, job->cur + p, k->ratio + p, k->inv_a + p, pair, n, g->stride[0], g->w);
+      finish_row(job, row, p, zb, n, a);
+      finish_row(job, row + rows_apart, p + pair, zb, n, b);
+    } else {
+      job->update.one(a, job->cur + p, k->ratio + p, k->inv_a + p, n, g->stride[0], g->stride[1], g->w);
+      finish_row(job, row, p, zb, n, a);
+    }
   }
 }
 
-/* 3-D: rows of a y block per x plane, so the 2r + 1 planes the stencil
- * reads along x stay in L2 from one plane to the next (unblocked, a 100^3
- * step streams four arrays past them between their uses): the rows of
- * 2r + 4 plane blocks (cur's, and the other arrays' one each) in 256 KiB,
- * an even number (rows go in pairs). */
+/* 3-D: the rows of a y block per x plane, so the 2r + 1 planes the
+ * stencil reads along x stay in L2 from one plane to the next: the rows of
+ * 2r + 4 plane blocks (cur's, and the other arrays' one each) in 256 KiB
+ * (1.03-1.07x over unblocked at 100^3). */
 static long rows_per_y_block(const snap_grid *g) {
   long row_bytes = g->pn[2] * (long)sizeof(double), planes = 2L * g->radius + 4;
   long rows = (256L * 1024) / (planes * row_bytes);
-  rows -= rows % 2;
-  return rows < 2 ? 2 : rows;
+  return rows < 1 ? 1 : rows;
 }
 
-static void step_pair_at(const step_job *job, long i, long j, bool along_y, double *buffers) {
-  const snap_grid *g = job->g;
-  bool partner = along_y ? j + 1 < g->n[1] : i + 1 < g->n[0];
-  long rows_apart = along_y ? 1 : g->n[1], pair = along_y ? g->stride[1] : g->stride[0];
-  step_row_pair(job, i * g->n[1] + j, rows_apart, snap_index(g, i, j, 0), partner ? pair : 0, buffers);
-}
-
-/* 2-D: rows i and i + 1 (x); 3-D: rows (i, j) and (i, j + 1) (y), in y
- * blocks. */
+/* 2-D: rows i and i + 1 together (the last alone when n[0] is odd); 3-D:
+ * rows one at a time, in y blocks. */
 static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
                       double *snapshot, const row_image *image) {
   const step_job job = {.g = g, .k = k, .next = next, .cur = cur, .prev = prev, .snapshot = snapshot,
-                        .image = image, .update = rows_for(g)};
-  const bool along_y = g->dims == 3;
-  const long block = along_y ? rows_per_y_block(g) : 2;
-  const long blocks = along_y ? (g->n[1] + block - 1) / block : 1, planes = along_y ? g->n[0] : (g->n[0] + 1) / 2;
+                        .image = image, .update = kernels_for(g)};
+  const bool three_d = g->dims == 3;
+  const long block = three_d ? rows_per_y_block(g) : 1;
+  const long blocks = three_d ? (g->n[1] + block - 1) / block : 1, planes = three_d ? g->n[0] : (g->n[0] + 1) / 2;
 #pragma omp parallel if (g->interior >= SNAP_OMP_MIN_POINTS)
   {
-    double buffers[3 * SNAP_ROW_CHUNK] __attribute__((aligned(64)));
+    double buffers[2 * SNAP_ROW_CHUNK] __attribute__((aligned(64)));
 #pragma omp for collapse(2) schedule(static) nowait
     for (long b = 0; b < blocks; b++)
       for (long o = 0; o < planes; o++) {
-        if (!along_y) {
-          step_pair_at(&job, 2 * o, 0, false, buffers);
+        if (!three_d) {
+          long i = 2 * o;
+          step_rows_at(&job, i, snap_index(g, i, 0, 0), 1, i + 1 < g->n[0] ? g->stride[0] : 0, buffers);
           continue;
         }
         long end = (b + 1) * block < g->n[1] ? (b + 1) * block : g->n[1];
-        for (long j = b * block; j < end; j += 2) step_pair_at(&job, o, j, true, buffers);
+        for (long j = b * block; j < end; j++) step_rows_at(&job, o * g->n[1] + j, snap_index(g, o, j, 0), 0, 0, buffers);
       }
     if (snapshot) stream_fence();
   }
