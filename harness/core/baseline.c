@@ -27,6 +27,23 @@ static int failed_comparison(const char *file, json_t **out) {
   return MAPP_OK;
 }
 
+/* A program whose answers are another's in another operation order (a
+ * peer: its record's baseline_tolerance, {"model": ..., "bound": ...})
+ * is checked at the tolerance it states, not the baseline's own. */
+static int stated_tolerance(const json_t *record, tolerance_override *ovr, bool *stated) {
+  const json_t *t = json_object_get(record, "baseline_tolerance");
+  *stated = t != NULL;
+  if (!t) return MAPP_OK;
+  const char *model = json_string_value(json_object_get(t, "model"));
+  const json_t *bound = json_object_get(t, "bound");
+  if (!model || !json_is_number(bound) || !(json_number_value(bound) >= 0))
+    return mapp_fail(MAPP_ERR_INPUT, "the record's baseline_tolerance needs a model and a bound >= 0");
+  MAPP_TRY(tolerance_parse_model(model, &ovr->model));
+  ovr->model_set = ovr->bound_set = true;
+  ovr->bound = json_number_value(bound);
+  return MAPP_OK;
+}
+
 int baseline_check_run(const json_t *record, const char *baseline_app, const char *case_name, const char *output,
                        compare_report *report, json_t **out) {
   *report = (compare_report){0};
@@ -34,10 +51,14 @@ int baseline_check_run(const json_t *record, const char *baseline_app, const cha
   if (!app || !case_name) return status_object("none", NULL, out);
   char *file = baseline_path(app, case_name);
   if (!file) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  tolerance_override ovr = {0};
+  bool stated = false;
   int status;
   if (!path_exists(file)) {
     status = status_object("missing", file, out);
-  } else if (compare_files(file, output, NULL, report) != MAPP_OK) {
+  } else if (stated_tolerance(record, &ovr, &stated) != MAPP_OK) {
+    status = failed_comparison(file, out);
+  } else if (compare_files(file, output, stated ? &ovr : NULL, report) != MAPP_OK) {
     status = failed_comparison(file, out);
   } else {
     *out = compare_report_json(report);

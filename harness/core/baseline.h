@@ -12,7 +12,9 @@ char *baseline_path(const char *app, const char *case_name);
 
 /* Checks a run's answer against the baseline of case_name (NULL: a custom
  * problem that names no case) in baselines/APP/, APP being baseline_app
- * (a peer's "baselines", job_baseline_app), else the record's app.
+ * (a peer's "baselines", job_baseline_app), else the record's app, at
+ * the baseline's tolerance or the one the record states (a peer's
+ * baseline_tolerance: {"model": "rel-max", "bound": 1e-11}).
  * *status becomes {"status": S, "file": F, ...} with S
  *   none     no case: nothing to check
  *   missing  the case has no baseline file yet

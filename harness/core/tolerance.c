@@ -8,7 +8,8 @@
 #include "mapp_error.h"
 
 static const char *const model_names[] = {
-    [TOL_EXACT] = "exact", [TOL_ABS] = "abs", [TOL_REL] = "rel", [TOL_ULP] = "ulp", [TOL_ENVELOPE] = "envelope"};
+    [TOL_EXACT] = "exact", [TOL_ABS] = "abs",           [TOL_REL] = "rel",
+    [TOL_ULP] = "ulp",     [TOL_ENVELOPE] = "envelope", [TOL_REL_MAX] = "rel-max"};
 #define MODEL_COUNT (sizeof model_names / sizeof model_names[0])
 
 int tolerance_parse_model(const char *text, tol_model *model) {
@@ -17,7 +18,8 @@ int tolerance_parse_model(const char *text, tol_model *model) {
       *model = (tol_model)i;
       return MAPP_OK;
     }
-  return mapp_fail(MAPP_ERR_INPUT, "unknown tolerance model '%s' (choose exact, abs, rel, ulp or envelope)", text);
+  return mapp_fail(MAPP_ERR_INPUT, "unknown tolerance model '%s' (choose exact, abs, rel, ulp, envelope or rel-max)",
+                   text);
 }
 
 const char *tolerance_model_name(tol_model model) { return model_names[model]; }
@@ -65,9 +67,18 @@ bool value_within(double candidate, double reference, tolerance tol) {
   }
 }
 
+/* The largest finite |value| of a dataset (0 for none). */
+static double max_magnitude(const double *values, size_t count) {
+  double top = 0.0;
+  for (size_t i = 0; i < count; ++i)
+    if (isfinite(values[i]) && fabs(values[i]) > top) top = fabs(values[i]);
+  return top;
+}
+
 void compare_values(const double *candidate, const double *reference, size_t count, tolerance tol,
                     field_stats *s) {
   *s = (field_stats){.count = count};
+  if (tol.model == TOL_REL_MAX) tol = (tolerance){TOL_ABS, tol.bound * max_magnitude(reference, count)};
   for (size_t i = 0; i < count; ++i) {
     double a = candidate[i], b = reference[i];
     double abs_err = abs_error(a, b), rel_err = rel_error(abs_err, b);

@@ -8,6 +8,9 @@
  *   rel    |a - b| <= bound * |b|; where b is zero or subnormal it has no
  *          relative scale, and the bound is read as absolute there
  *   ulp    the doubles are at most `bound` representable values apart
+ *   rel-max  |a - b| <= bound * max |b| over the dataset: the same field
+ *          computed in another order (a peer's), whose values near zero
+ *          carry the absolute rounding of the field's largest ones
  *   envelope  the batched-CRM report's three-way test, over the whole field:
  *          ||a - b|| / ||b|| <= bound * max(envelope, floor), b the -O0
  *          answer and the envelope its difference from the -O3 answer
@@ -30,6 +33,7 @@ typedef enum {
   TOL_REL,
   TOL_ULP,
   TOL_ENVELOPE, /* bound is the multiple of the envelope */
+  TOL_REL_MAX,  /* bound times the dataset's max |b|: compare_values (value_within has no dataset) */
 } tol_model;
 
 typedef struct {
@@ -37,7 +41,7 @@ typedef struct {
   double bound;
 } tolerance;
 
-/* "exact" | "abs" | "rel" | "ulp" | "envelope"; anything else is an input error. */
+/* "exact" | "abs" | "rel" | "ulp" | "envelope" | "rel-max"; anything else is an input error. */
 int tolerance_parse_model(const char *text, tol_model *model);
 const char *tolerance_model_name(tol_model model);
 

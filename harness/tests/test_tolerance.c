@@ -65,6 +65,27 @@ static void abs_model_bound(void **state) {
   assert_false(value_within(NAN, 1.0, (tolerance){TOL_ABS, 1e300}));
 }
 
+/* rel-max: every value within bound x the field's largest |reference|,
+ * so a value near zero may differ by the rounding of the largest ones. */
+static void rel_max_model_scales_by_the_field(void **state) {
+  (void)state;
+  const double reference[] = {1000.0, -2.0, 0.0, 1e-9};
+  const double near[] = {1000.0 + 5e-9, -2.0 + 9e-9, 9e-9, 0.0};
+  const double off[] = {1000.0, -2.0, 2e-8, 1e-9};
+  field_stats s;
+  compare_values(near, reference, 4, (tolerance){TOL_REL_MAX, 1e-11}, &s);
+  assert_int_equal(s.violations, 0);
+  compare_values(off, reference, 4, (tolerance){TOL_REL_MAX, 1e-11}, &s);
+  assert_int_equal(s.violations, 1);
+  assert_int_equal(s.first_violation_at, 2);
+  /* rel would have failed the values near zero */
+  compare_values(near, reference, 4, (tolerance){TOL_REL, 1e-11}, &s);
+  assert_true(s.violations > 0);
+  tol_model m;
+  assert_int_equal(tolerance_parse_model("rel-max", &m), 0);
+  assert_int_equal(m, TOL_REL_MAX);
+}
+
 static void rel_model_bound_and_zero_floor(void **state) {
   (void)state;
   assert_true(value_within(100.1, 100.0, (tolerance){TOL_REL, 1e-3}));
@@ -115,6 +136,7 @@ int main(void) {
       cmocka_unit_test(exact_fails_on_one_ulp),         cmocka_unit_test(exact_compares_bits_not_values),
       cmocka_unit_test(ulp_distance_across_sign_and_zero), cmocka_unit_test(ulp_model_bound),
       cmocka_unit_test(abs_model_bound),                cmocka_unit_test(rel_model_bound_and_zero_floor),
+      cmocka_unit_test(rel_max_model_scales_by_the_field),
       cmocka_unit_test(compare_values_finds_the_worst), cmocka_unit_test(model_names_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
