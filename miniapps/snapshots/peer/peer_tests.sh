@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# ctest cases of the Devito peer (snapshots.peer.*):
+#   peer_tests.sh CASE LAUNCHER WORKDIR BUILD_VENV SOURCE_VENV
+# The venv is the launcher's ($MAPP_PEERS_VENV, else BUILD_VENV, else
+# SOURCE_VENV); without it every case but no_venv skips (exit 77) saying so.
+# Needs MAPP_SOURCE_DIR and MAPP_BIN_DIR (mapp_add_test sets them).
+set -u
+case_=${1:?CASE}
+exe=${2:?LAUNCHER}
+work=${3:?WORKDIR}
+build_venv=${4:?BUILD_VENV}
+source_venv=${5:?SOURCE_VENV}
+src=${MAPP_SOURCE_DIR:?}
+bin=${MAPP_BIN_DIR:?}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# BAD_INPUT ARGS...: exit 2 and exactly one line on stderr.
+refused() {
+  local rc lines
+  "$exe" "$@" >out.txt 2>err.txt
+  rc=$?
+  lines=$(grep -c '' err.txt)
+  echo "mapp-snapshots-devito $*: exit $rc, stderr: $(cat err.txt)"
+  [ "$rc" -eq 2 ] || fail "exit $rc, expected 2"
+  [ "$lines" -eq 1 ] || fail "$lines lines on stderr, expected 1"
+}
+
+if [ "$case_" = no_venv ]; then
+  MAPP_PEERS_VENV=/nonexistent refused --size tiny
+  grep -q 'ci/peer-venv.sh' err.txt || fail "the line does not name ci/peer-venv.sh"
+  grep -q '/nonexistent' err.txt || fail "the line does not name the venv path"
+  exit 0
+fi
+
+venv=${MAPP_PEERS_VENV:-}
+if [ -z "$venv" ]; then
+  if [ -x "$build_venv/bin/python" ]; then venv=$build_venv; else venv=$source_venv; fi
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  echo "SKIP: no peers venv at $venv (ci/peer-venv.sh makes it; ci/test.sh runs it)"
+  exit 77
+fi
+py=$venv/bin/python
+
+case $case_ in
+  answer_tiny)
+    start=$(date +%s%N)
+    "$exe" --size tiny --output peer.h5 --result peer.json || fail "the peer's tiny run exited $?"
+    end=$(date +%s%N)
+    echo "peer tiny run: $(( (end - start) / 1000000 )) ms"
+    # The record: the contract's fields and the peer's own.
+    "$py" - peer.json <<'EOF' || fail "record"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert r["app"] == "snapshots-devito" and r["variant"] == "memory" and r["case"] == "tiny", r
+assert r["verification"]["status"] == "pass", r["verification"]
+assert {c["name"] for c in r["verification"]["checks"]} >= {"finite", "adjoint-dot-test"}
+for k in ("forward_s", "adjoint_s", "objective"):
+    assert r["app_data"][k] > 0, k
+assert r["fom"]["name"] == "point-updates/s" and r["fom"]["value"] > 0
+print("record: J", r["app_data"]["objective"], "forward_s", r["app_data"]["forward_s"],
+      "adjoint_s", r["app_data"]["adjoint_s"], "dot test", r["app_data"]["dot_test"]["relative_error"])
+EOF
+    # The answer: within 1e-11 of each field's maximum of the mini-app's
+    # baseline (mapp check's rel-max, the tolerance the peer states); not
+    # within 1e-15 (the comparison can fail: the orders of rounding differ).
+    "$bin/mapp" check "$src/baselines/snapshots/tiny.h5" peer.h5 --model rel-max --bound 1e-11 \
+      || fail "mapp check: the peer's answer is not the mini-app's baseline's within 1e-11 of each field's maximum"
+    "$bin/mapp" check "$src/baselines/snapshots/tiny.h5" peer.h5 --model rel-max --bound 1e-15 >tight.txt
+    [ $? -eq 1 ] || fail "the peer's answer passed at 1e-15: $(cat tight.txt)"
+    # Other physics fails it: the peer's answer with the stencil of space
+    # order 8 against the mini-app's baseline (order 4; the same shapes).
+    "$exe" --size tiny --space-order 8 --output other.h5 >/dev/null || fail "the peer at space order 8"
+    "$bin/mapp" check "$src/baselines/snapshots/tiny.h5" other.h5 --model rel-max --bound 1e-11 >other.txt
+    [ $? -eq 1 ] || fail "another stencil passed: $(cat other.txt)"
+    echo "another stencil: $(grep -c FAIL other.txt) of 3 fields FAIL"
+    ;;
+  harness)
+    # mapp run checks the peer against baselines/snapshots/tiny.h5 at the
+    # tolerance its record states (baseline_tolerance): pass.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    "$bin/mapp" run snapshots-devito --size tiny --out results >run.txt 2>&1 || fail "mapp run: $(cat run.txt)"
+    cat run.txt
+    row=$(grep '^snapshots-devito ' run.txt) || fail "no row for the peer"
+    [ "$(echo "$row" | awk '{print $9, $10}')" = "pass pass" ] || fail "verify/baseline not pass/pass: $row"
+    # ... which the baseline's own model (exact) would fail: the stated one applied.
+    answer=$(ls results/*.h5)
+    "$bin/mapp" check "$src/baselines/snapshots/tiny.h5" "$answer" >exact.txt
+    [ $? -eq 1 ] || fail "the peer's answer passed the baseline's exact model: $(cat exact.txt)"
+    ;;
+  list)
+    "$exe" --list >list.json || fail "--list exited $?"
+    "$py" - list.json <<'EOF' || fail "--list"
+import json, sys
+l = json.load(open(sys.argv[1]))
+assert l["app"] == "snapshots-devito" and l["baselines"] == "snapshots", l
+assert [v["name"] for v in l["variants"]] == ["memory"]
+assert [b["name"] for b in l["variants"][0]["backends"]] == ["serial", "omp"]
+EOF
+    [ "$("$exe" --size tiny --print-case)" = "case=tiny size=tiny" ] || fail "--print-case at tiny"
+    [ "$("$exe" --space-order 8 --print-case)" = "case=none size=custom" ] || fail "--print-case custom"
+    ;;
+  bad_flag) refused --size tiny --no-such-flag ;;
+  bad_space_order) refused --size tiny --space-order 6 ;;
+  bad_backend) refused --size tiny --backend cuda ;;
+  bad_layers) refused --size tiny --layers disk ;;
+  bad_ranks) OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 refused --size tiny ;;
+  *) echo "unknown case $case_" >&2; exit 2 ;;
+esac
+exit 0
