@@ -96,12 +96,10 @@ static int setup(mapp_run *run, void **state) {
   snap_options o = {0};
   snap_config_from_preset(run->preset, &o.cfg);
   snap_config *c = &o.cfg;
-  if (mapp_run_given(run, "dims") && args.dims != c->dims) {
-    c->dims = (int)args.dims;
-    c->n[1] = c->dims == 3 ? c->n[0] : 1;
-  }
+  if (mapp_run_given(run, "dims")) c->dims = (int)args.dims;
   c->n[0] = args.nx;
-  if (mapp_run_given(run, "ny") && c->dims == 3) c->n[1] = args.ny;
+  /* y: --ny, else (as --help says) nx in 3-D, after --nx; 1 in 2-D. */
+  c->n[1] = c->dims == 3 ? (mapp_run_given(run, "ny") ? args.ny : c->n[0]) : 1;
   c->n[2] = args.nz;
   if (mapp_run_given(run, "space-order")) c->space_order = (int)args.space_order;
   if (mapp_run_given(run, "nbl")) c->nbl = (int)args.nbl;

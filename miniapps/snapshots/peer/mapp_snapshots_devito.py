@@ -305,12 +305,11 @@ def make_config(values, given):
             custom_case = True
             custom_size |= o["changes"] == SIZE
     nxyz = list(n)
-    if "dims" in given and values["dims"] != dims:
+    if "dims" in given:
         dims = values["dims"]
-        nxyz[1] = nxyz[0] if dims == 3 else 1  # as main.c: the preset's nx, before --nx
     nxyz[0] = values["nx"] if "nx" in given else n[0]
-    if "ny" in given and dims == 3:
-        nxyz[1] = values["ny"]
+    # y: --ny, else nx in 3-D (after --nx, as main.c); 1 in 2-D
+    nxyz[1] = (values["ny"] if "ny" in given else nxyz[0]) if dims == 3 else 1
     nxyz[2] = values["nz"] if "nz" in given else n[2]
     if "space-order" in given:
         so = values["space-order"]
