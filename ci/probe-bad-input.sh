@@ -205,6 +205,13 @@ probe_bench() {
 
 # Combinations --help cannot suggest.
 probe_app_specific() {
+  if [ -x "$BIN/mapp-snapshots-devito" ]; then
+    local d=$BIN/mapp-snapshots-devito
+    probe "mapp-snapshots-devito without its venv" -- env MAPP_PEERS_VENV=/nonexistent "$d" --size tiny
+    probe "mapp-snapshots-devito --space-order 6 (Devito could, the app cannot)" -- "$d" --size tiny --space-order 6
+    probe "mapp-snapshots-devito --variant stream (streaming is the app's)" -- "$d" --size tiny --variant stream
+    [ -n "$MPIEXEC" ] && probe "mapp-snapshots-devito -np 2 (one rank)" -- "$MPIEXEC" -np 2 "$d" --size tiny
+  fi
   if [ -x "$BIN/mapp-heat" ]; then
     local h=$BIN/mapp-heat
     probe "mapp-heat --rows/--cols 4294967294 (product wraps to 0)" -- "$h" --rows 4294967294 --cols 4294967294
