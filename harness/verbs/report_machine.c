@@ -107,6 +107,28 @@ static void write_predictions(doc *d, const json_t *records) {
   strv_free(&platforms);
 }
 
+/* When the records ran: the earliest and latest start time any of them
+ * states (ISO 8601 UTC, so text order is time order); a record without one
+ * (a run that never started, a launcher's stand-in) is left out. */
+static void write_span(doc *d, const json_t *records) {
+  const char *from = NULL, *to = NULL;
+  size_t i, dated = 0;
+  const json_t *r;
+  json_array_foreach(records, i, r) {
+    const char *t = json_string_value(json_object_get(r, "time"));
+    if (!t || !*t) continue;
+    ++dated;
+    if (!from || strcmp(t, from) < 0) from = t;
+    if (!to || strcmp(t, to) > 0) to = t;
+  }
+  doc_cell(d, "ran");
+  if (!dated) doc_cell(d, "no record states when it ran");
+  else if (dated < json_array_size(records))
+    doc_cell(d, "%s to %s (%zu of %zu records state a time)", from, to, dated, json_array_size(records));
+  else doc_cell(d, "%s to %s", from, to);
+  doc_row_end(d);
+}
+
 void report_write_machine(doc *d, const json_t *records, const speedup_refs *refs) {
   static const char *const rows[][2] = {{"hosts", "host"}, {"compilers", "compiler"}, {"flags", "flags"},
                                         {"build types", "build_type"}, {"git revisions", "git_revision"}};
@@ -122,12 +144,7 @@ void report_write_machine(doc *d, const json_t *records, const speedup_refs *ref
     doc_row_end(d);
     free(values);
   }
-  const json_t *first = json_array_get(records, 0), *last = json_array_get(records, json_array_size(records) - 1);
-  const char *from = json_string_value(json_object_get(first, "time"));
-  const char *to = json_string_value(json_object_get(last, "time"));
-  doc_cell(d, "ran");
-  doc_cell(d, "%s to %s", from ? from : "?", to ? to : "?");
-  doc_row_end(d);
+  write_span(d, records);
   write_placement(d, records);
   write_retries(d, records);
   write_predictions(d, records);
