@@ -114,6 +114,8 @@ static int add_record(result_group *g, const json_t *r) {
   const char *verification = json_string_value(json_object_get(json_object_get(r, "verification"), "status"));
   const char *base = json_string_value(json_object_get(json_object_get(r, "baseline"), "status"));
   if (verification && strcmp(verification, "fail") == 0) ++g->verify_failed;
+  const char *outcome = json_string_value(json_object_get(r, "outcome"));
+  if (outcome && strcmp(outcome, "timeout") == 0) ++g->timed_out;
   if (json_is_true(json_object_get(r, "oversubscribed"))) g->oversubscribed = true;
   if (base && baseline_rank(base) > baseline_rank(g->baseline)) g->baseline = base;
   if (json_is_string(json_object_get(fom, "name"))) g->fom_name = json_string_value(json_object_get(fom, "name"));

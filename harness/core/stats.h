@@ -20,6 +20,7 @@ typedef struct {
   size_t runs;          /* records of this configuration */
   size_t timed;         /* of which exited 0 with a figure of merit: the ones the numbers use */
   size_t verify_failed; /* runs whose own verification failed */
+  size_t timed_out;     /* runs the harness stopped at their time limit (outcome "timeout") */
   bool oversubscribed;  /* a run used more cores or GPUs than its environment gave it */
   const char *baseline; /* worst over the runs: fail, missing, pass, none */
   double fom_median, fom_min, fom_max;

@@ -5,7 +5,8 @@
 # adjoint_s) with the ratio of medians (app over peer), its interval and the
 # reading; the mini-app 20 % faster reads "no slower", 30 % slower
 # "SLOWER", and a peer record of another setting is not paired; the
-# machine table's span leaves out a record that states no time.
+# machine table's span leaves out a record that states no time; a run
+# stopped at its time limit reads "timeout".
 # usage: peers.sh
 . "$(dirname "$0")/lib.sh"
 require_app snapshots
@@ -56,3 +57,17 @@ expect_exit 0 "$MAPP" report slower
 row=$(grep -F "| snapshots | snapshots-devito |" slower/report.md | grep forward_s) || fail "no forward row"
 grep -qF "**1.30**" <<<"$row" && grep -qF "SLOWER" <<<"$row" || fail "1.3x not read as SLOWER: $row"
 echo "ok: 1.3x SLOWER: $row"
+
+# A run stopped at its time limit: its row's verdict is "timeout" and it
+# says the run timed out (not "noisy" and "1 of 1 failed").
+mkdir -p limited
+python3 - template.json limited/results.jsonl <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+r["setting"], r["exit_code"], r["outcome"] = "limited", 124, "timeout"
+open(sys.argv[2], "w").write(json.dumps(r) + "\n")
+PY
+expect_exit 0 "$MAPP" report limited
+row=$(grep -F "| memory [limited] |" limited/report.md) || fail "no row for the timed-out run: $(cat limited/report.md)"
+grep -qF "| timeout |" <<<"$row" && grep -qF "1 of 1 timed out" <<<"$row" || fail "timed-out row: $row"
+echo "ok: $row"

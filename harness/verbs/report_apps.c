@@ -36,8 +36,12 @@ static void write_group_row(doc *d, const group_table *t, const result_group *g,
     snprintf(spread, sizeof spread, "%.1f%%", g->fom_median > 0 ? 100.0 * (g->fom_max - g->fom_min) / g->fom_median : 0.0);
   }
   size_t failed = g->runs - g->timed + g->verify_failed;
-  if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
+  if (failed && g->timed_out == failed) snprintf(verify, sizeof verify, "**%zu of %zu timed out**", failed, g->runs);
+  else if (failed) snprintf(verify, sizeof verify, "**%zu of %zu failed**", failed, g->runs);
   else snprintf(verify, sizeof verify, "pass");
+  /* With no timed run left, a group whose runs hit their time limit has no
+   * spread to judge: its verdict is that. */
+  const char *verdict = !g->timed && g->timed_out ? "timeout" : verdict_name(g->verdict.kind);
   bool base_failed = strcmp(g->baseline, "fail") == 0;
   char interval[48] = "";
   if (isfinite(g->verdict.half_width)) snprintf(interval, sizeof interval, " \u00b1%.1f%%", 100.0 * g->verdict.half_width);
@@ -49,7 +53,7 @@ static void write_group_row(doc *d, const group_table *t, const result_group *g,
   doc_cell(d, "%s", g->scaling);
   doc_cell(d, "%s", fom);
   doc_cell(d, "%s", spread);
-  doc_cell(d, "%s%s", verdict_name(g->verdict.kind), interval);
+  doc_cell(d, "%s%s", verdict, interval);
   doc_cell(d, "%s", eff_text);
   doc_cell(d, "%s", strong_text);
   doc_cell(d, "%s", speedup_text);
