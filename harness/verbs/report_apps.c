@@ -108,9 +108,9 @@ void report_write_artifacts(doc *d, const char *app, const json_t *records, cons
       if (!kind || !path || access(path, R_OK) != 0) continue;
       if (!any) doc_heading(d, 3, "Artifacts");
       any = true;
-      doc_para(d, "%s of %s/%s n=%lld t=%lld %s:", kind, text_or(rec, "variant"), text_or(rec, "backend"),
-               json_integer_value(json_object_get(rec, "ranks")), json_integer_value(json_object_get(rec, "threads")),
-               text_or(rec, "size"));
+      doc_para(d, "%s of %s/%s n=%lld t=%lld %s:", kind, json_text_or(rec, "variant", "-"),
+               json_text_or(rec, "backend", "-"), json_integer_value(json_object_get(rec, "ranks")),
+               json_integer_value(json_object_get(rec, "threads")), json_text_or(rec, "size", "-"));
       doc_figure(d, kind, link_path(path, dir));
     }
   }

@@ -78,10 +78,11 @@ static char *log_tail(const char *log, const char *dir, char **found) {
 /* A failed run's command and the end of its log. */
 static void write_failure_detail(doc *d, const json_t *r, const char *failure, const char *dir) {
   const char *setting = json_string_value(json_object_get(r, "setting"));
-  doc_heading(d, 3, "%s %s/%s n=%lld t=%lld %s%s%s rep %lld: %s", text_or(r, "app"), text_or(r, "variant"),
-              text_or(r, "backend"), (long long)json_integer_value(json_object_get(r, "ranks")),
-              (long long)json_integer_value(json_object_get(r, "threads")), text_or(r, "size"), setting ? " " : "",
-              setting ? setting : "", (long long)json_integer_value(json_object_get(r, "repetition")), failure);
+  doc_heading(
+      d, 3, "%s %s/%s n=%lld t=%lld %s%s%s rep %lld: %s", json_text_or(r, "app", "-"), json_text_or(r, "variant", "-"),
+      json_text_or(r, "backend", "-"), (long long)json_integer_value(json_object_get(r, "ranks")),
+      (long long)json_integer_value(json_object_get(r, "threads")), json_text_or(r, "size", "-"), setting ? " " : "",
+      setting ? setting : "", (long long)json_integer_value(json_object_get(r, "repetition")), failure);
   const char *launch = json_string_value(json_object_get(r, "launch"));
   if (!launch) launch = json_string_value(json_object_get(r, "command"));
   if (launch) {
@@ -107,10 +108,10 @@ static void write_failure_detail(doc *d, const json_t *r, const char *failure, c
 static void write_failure_row(doc *d, const json_t *r, const char *failure) {
   const char *setting = json_string_value(json_object_get(r, "setting"));
   const char *log = json_string_value(json_object_get(r, "log"));
-  doc_cell(d, "%s", text_or(r, "app"));
-  doc_cell(d, "%s/%s", text_or(r, "variant"), text_or(r, "backend"));
+  doc_cell(d, "%s", json_text_or(r, "app", "-"));
+  doc_cell(d, "%s/%s", json_text_or(r, "variant", "-"), json_text_or(r, "backend", "-"));
   doc_cell(d, "%lld", (long long)json_integer_value(json_object_get(r, "ranks")));
-  doc_cell(d, "%s", text_or(r, "size"));
+  doc_cell(d, "%s", json_text_or(r, "size", "-"));
   doc_cell(d, "%s", setting ? setting : "-");
   doc_cell(d, "%lld", (long long)json_integer_value(json_object_get(r, "repetition")));
   doc_cell(d, "%s", failure);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "jsonutil.h"
 #include "reference.h"
 #include "spec.h"
 #include "stats.h"
@@ -21,11 +22,6 @@ typedef struct {
   const strv *images;
   const sweep_spec *spec; /* the results folder's spec.yaml (its tables); NULL without one */
 } report_context;
-
-static inline const char *text_or(const json_t *r, const char *key) {
-  const char *text = json_string_value(json_object_get(r, key));
-  return text ? text : "-";
-}
 
 /* Text as one CSV field: quoted (quotes doubled) where it holds a comma, quote or line break. */
 static inline void csv_text(FILE *f, const char *s) {

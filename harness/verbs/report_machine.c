@@ -92,7 +92,7 @@ static void write_predictions(doc *d, const json_t *records) {
     if (!json_is_true(json_object_get(r, "simulated"))) continue;
     ++simulated;
     const json_t *sim = json_object_get(r, "simulation");
-    char *text = str_printf("%s (env %s)", text_or(sim, "platform"), text_or(sim, "env"));
+    char *text = str_printf("%s (env %s)", json_text_or(sim, "platform", "-"), json_text_or(sim, "env", "-"));
     if (text && !strv_contains(&platforms, text)) strv_push(&platforms, text);
     free(text);
   }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "jsonutil.h"
 #include "mapp_error.h"
 #include "mapp_record.h"
 #include "stats.h"
@@ -214,18 +215,14 @@ int historydb_dated_revisions(history_db *db, json_t **dated) {
 
 /* ---------------------------------------------------------------- records */
 
-static const char *text_or(const json_t *r, const char *key, const char *fallback) {
-  const char *text = json_string_value(json_object_get(r, key));
-  return text ? text : fallback;
-}
-
 char *historydb_config_key(const json_t *r) {
-  const char *setting = text_or(r, "setting", "");
+  const char *setting = json_text_or(r, "setting", "");
   const json_t *params = json_object_get(r, "params");
   char *matrix = !setting[0] && json_object_size(params) ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
   const char *extra = setting[0] ? setting : matrix ? matrix : "";
-  char *key = str_printf("%s %s/%s %s %s n%lld t%lld%s%s", text_or(r, "app", "?"), text_or(r, "variant", "?"),
-                         text_or(r, "backend", "?"), text_or(r, "size", "?"), text_or(r, "scaling", "?"),
+  char *key = str_printf("%s %s/%s %s %s n%lld t%lld%s%s", json_text_or(r, "app", "?"),
+                         json_text_or(r, "variant", "?"), json_text_or(r, "backend", "?"), json_text_or(r, "size", "?"),
+                         json_text_or(r, "scaling", "?"),
                          (long long)json_integer_value(json_object_get(r, "ranks")),
                          (long long)json_integer_value(json_object_get(r, "threads")), extra[0] ? " " : "", extra);
   free(matrix);
@@ -283,7 +280,7 @@ static void bind_record(sqlite3_stmt *stmt, const json_t *r, const char *canonic
   else sqlite3_bind_null(stmt, 13);
   sqlite3_bind_int64(stmt, 14, json_integer_value(json_object_get(r, "exit_code")));
   bind_json(stmt, 15, json_object_get(r, "phases"));
-  bind_text(stmt, 16, text_or(r, "git_revision", "unknown"));
+  bind_text(stmt, 16, json_text_or(r, "git_revision", "unknown"));
   bind_text(stmt, 17, json_string_value(json_object_get(r, "time")));
   if (json_is_integer(json_object_get(r, "repetition")))
     sqlite3_bind_int64(stmt, 18, json_integer_value(json_object_get(r, "repetition")));
