@@ -5,7 +5,7 @@
 
 #include "tolerance.h"
 #include "env.h"
-#include "perfstats.h"
+#include "perfcompare.h"
 #include "mapp_error.h"
 #include "verbs.h"
 

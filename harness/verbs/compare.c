@@ -3,7 +3,7 @@
  * Mann-Whitney U), the same within it, or inconclusive where the noise
  * hides the answer (perfstats.h). Exit 1 on a regression. */
 #include "mapp_error.h"
-#include "perfstats.h"
+#include "perfcompare.h"
 #include "selection.h"
 #include "verbs.h"
 

@@ -1,4 +1,4 @@
-/* perf_compare_results (perfstats.h): OLD and NEW results configuration by
+/* perf_compare_results (perfcompare.h): OLD and NEW results configuration by
  * configuration, as `mapp compare` and `mapp check --perf` print them. */
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "junit.h"
 #include "mapp_error.h"
+#include "perfcompare.h"
 #include "perfstats.h"
 #include "results.h"
 #include "selection.h"

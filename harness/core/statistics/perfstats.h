@@ -38,8 +38,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "selection.h"
-
 typedef struct {
   double ratio;      /* median(new) / median(old) of a higher-is-better figure */
   double low, high;  /* its 95 % interval (Moses, above); 0 and INFINITY when too few for one */
@@ -87,14 +85,5 @@ int perf_relative_sd(const double *x, size_t n, double *spread);
 /* 1.4826 MAD / |median| of x[n]: a spread robust to a few wild values
  * (history's per-revision noise, whose medians are near normal). */
 int perf_robust_spread(const double *x, size_t n, double *spread);
-
-/* mapp compare's work: OLD and NEW results (folders or .jsonl files; the
- * records select keeps, NULL for all) configuration by configuration, a
- * table on stdout with each side's verdict (verdict.h); MAPP_ERR_VERIFY
- * when one is SLOWER. junit_path (NULL: none): the same as JUnit XML, a
- * case per configuration, a failure of type "slowdown" for SLOWER, skipped
- * where there is nothing to compare. */
-int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
-                         const selection *select, const char *junit_path);
 
 #endif

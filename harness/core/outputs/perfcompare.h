@@ -1,0 +1,18 @@
+/* `mapp compare` and `mapp check --perf`: two results, configuration by
+ * configuration, judged with perfstats.h's comparison. */
+#ifndef HARNESS_PERFCOMPARE_H
+#define HARNESS_PERFCOMPARE_H
+
+#include "perfstats.h"
+#include "selection.h"
+
+/* mapp compare's work: OLD and NEW results (folders or .jsonl files; the
+ * records select keeps, NULL for all) configuration by configuration, a
+ * table on stdout with each side's verdict (verdict.h); MAPP_ERR_VERIFY
+ * when one is SLOWER. junit_path (NULL: none): the same as JUnit XML, a
+ * case per configuration, a failure of type "slowdown" for SLOWER, skipped
+ * where there is nothing to compare. */
+int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
+                         const selection *select, const char *junit_path);
+
+#endif
