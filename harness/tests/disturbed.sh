@@ -1,6 +1,10 @@
 #!/bin/bash
 # A run whose core a CPU hog shares is judged `disturbed`; the same run
-# alone is not. Both pin the sweep (mpirun and its rank inherit the
+# alone is not. A run whose own helper thread (heat tasks' request poller)
+# shares its one core is judged `oversubscribed` where the environment says
+# it has one core (it asked two: 1 rank x (1 thread + 1 poller)), and
+# `disturbed` where the environment claims two, which is what tells the two
+# verdicts apart. Both pin the sweep (mpirun and its rank inherit the
 # affinity) to one CPU; the hog spins on that CPU for the whole second run.
 # The verdict is the report's, from the records' disturbance (run delay:
 # the rank waited for its CPU about half the time).
@@ -42,3 +46,30 @@ delay() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readli
 echo "alone: $alone (run delay $(delay alone)); sharing its CPU with a hog: $shared (run delay $(delay shared))"
 [ "$shared" = disturbed ] || fail "a run sharing its CPU with a hog is judged '$shared', not disturbed"
 [ -n "$alone" ] && [ "$alone" != disturbed ] || fail "the run alone is judged '$alone'"
+
+# heat tasks: 1 compute thread + its poller on one CPU
+cat >own.yaml <<YAML
+name: own
+repetitions: 1
+min_time: 0.3
+runs:
+  - app: heat
+    variants: [tasks]
+    backends: [omp]
+    threads: [1]
+    ranks: [1]
+    sizes: [small]
+YAML
+own_verdict() { # cores the environment claims -> the report's verdict of the tasks row
+  sed "s/^cores_per_node: auto.*/cores_per_node: $1/; s/^name: local/name: cores$1/" "$MAPP_SOURCE_DIR/envs/local.yaml" >"cores$1.yaml"
+  taskset -c "$cpu" "$MAPP" sweep own.yaml --env "cores$1.yaml" --out out >/dev/null
+  mv out/own "out/own$1"
+  "$MAPP" report "out/own$1" >/dev/null
+  awk -F'|' '/^\| tasks +\| omp/ {split($10, w, " "); print w[1]}' "out/own$1/report.md"
+}
+one=$(own_verdict 1)
+two=$(own_verdict 2)
+over() { python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r['oversubscribed'], r['placement']['cores_asked'], r['disturbance']['run_delay_fraction'])" "out/own$1/results.jsonl"; }
+echo "tasks with its poller on one CPU: '$one' on one core (oversubscribed, cores asked, run delay: $(over 1)), '$two' on a claimed two ($(over 2))"
+[ "$one" = oversubscribed ] || fail "a run oversubscribing its one core with its own poller is judged '$one', not oversubscribed"
+[ "$two" = disturbed ] || fail "the same run where the environment claims two cores is judged '$two', not disturbed"

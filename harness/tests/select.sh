@@ -63,16 +63,16 @@ bg submit_heat "$MAPP" submit "$QUICK" --env "$MAPP_SOURCE_DIR/envs/slurm-exampl
 
 # The whole quick sweep, seen and not run.
 expect_bg dry 0
-expect_output "194 jobs (194 runnable here"
+expect_output "198 jobs (198 runnable here"
 expect_output "dry run: nothing was run or written"
 expect_output "   1  heat      mpi"
 expect_output "heat|mpi|serial|n1|t1|tiny|weak|r0"
-[ "$(grep -c '^ *[0-9]\+  ' <<<"$OUT")" = 194 ] || fail "the job table does not list 194 rows"
+[ "$(grep -c '^ *[0-9]\+  ' <<<"$OUT")" = 198 ] || fail "the job table does not list 198 rows"
 [ ! -e dry ] || fail "--dry-run wrote $(find dry | head -3)"
 # A baseline that a required check would miss is shown before the run.
 expect_bg missing 0
 expect_output "tiny-weak2 MISSING"
-expect_output "baselines: 6 exist, 4 missing (4 of them required: the run would fail)"
+expect_output "baselines: 2 exist, 10 missing (10 of them required: the run would fail)"
 
 # Filters that select nothing, or name no field, are input errors naming them.
 expect_bg nope 2
@@ -81,7 +81,7 @@ expect_output "--only app=nope matches no job"
 expect_bg ranks8 2
 expect_output "--only ranks=8 matches no job"
 expect_bg none_left 2
-expect_output "select no job of 194"
+expect_output "select no job of 198"
 expect_bg colour 2
 expect_output "no job has a field 'colour'"
 expect_bg no_value 2
@@ -99,12 +99,11 @@ expect_output "dry run: 4 batch scripts"
 # figures have no hollow layer (checked below).
 sed 's/^cores_per_node: .*/cores_per_node: 8/' "$MAPP_SOURCE_DIR/envs/local.yaml" >eight-cores.yaml
 expect_exit 0 "$MAPP" sweep "$QUICK" --env eight-cores.yaml --only app=heat --only variant=mpi --exclude scaling=strong --out est --history
-# (heat mpi/serial on 1 rank is a headline configuration: repetitions: auto,
-# whose first round is 6 runs)
+# (heat mpi/serial on 1 rank: tiny, weak, 2 repetitions)
 expect_exit 0 "$MAPP" sweep "$QUICK" --dry-run --only app=heat --only ranks=1 --only variant=mpi --out est
-expect_output "6 jobs (6 runnable here"
+expect_output "2 jobs (2 runnable here"
 expect_output "estimated core-seconds:"
-expect_output "for 6 jobs with earlier records; 0 jobs without an estimate"
+expect_output "for 2 jobs with earlier records; 0 jobs without an estimate"
 # Not oversubscribed, no hollow layer.
 python3 - est/quick/results.jsonl <<'PY'
 import json, sys
@@ -116,10 +115,11 @@ expect_exit 0 "$MAPP" plot est/quick
 [ -f est/quick/plots/heat-weak-efficiency.gp ] || fail "no weak-efficiency script"
 grep -q "title 'oversubscribed'" est/quick/plots/heat-weak-efficiency.gp && fail "hollow layer without an oversubscribed point"
 rm -r est/quick
-# From the history: heat mpi's 10 jobs (1 rank: 6, 2 and 4 ranks: 2 each)
-# have records, heat forkjoin's 6 have none.
+# From the history: heat mpi's 6 weak jobs (1, 2 and 4 ranks: 2 each) have
+# records; its 6 headline jobs (2 ranks, strong, blocks64: repetitions auto)
+# and forkjoin's 6 have none.
 expect_exit 0 "$MAPP" sweep "$QUICK" --dry-run --only app=heat --only variant=mpi --only variant=forkjoin --out est
-expect_output "for 10 jobs with earlier records; 6 jobs without an estimate"
+expect_output "for 6 jobs with earlier records; 12 jobs without an estimate"
 # The history takes the same filters.
 expect_exit 0 "$MAPP" history show --db est/history.sqlite --only app=heat --exclude ranks=2
 expect_output "heat mpi/serial tiny weak n1 t1"
@@ -175,8 +175,8 @@ for r in recs:
     assert r["placement"]["cores_per_node"] == 2
 PY
 expect_exit 0 "$MAPP" report over/quick
-# (heat mpi/serial on 1 rank repeats until precise: 6 to 8 runs)
-grep -qE "^\| oversubscribed runs \| 2 of (10|11|12) " over/quick/report.md || fail "report machine table lacks the oversubscribed runs"
+# (heat mpi/serial weak: 2 runs each on 1, 2 and 4 ranks)
+grep -qE "^\| oversubscribed runs \| 2 of 6 " over/quick/report.md || fail "report machine table lacks the oversubscribed runs"
 data=over/quick/plots/heat-weak-efficiency.dat
 awk '$1 == 4 && $5 != 1 { exit 1 } $1 == 1 && $5 != 0 { exit 1 }' "$data" || fail "$data does not mark the 4-rank point"
 grep -q "title 'oversubscribed'" over/quick/plots/heat-weak-efficiency.gp || fail "no hollow layer in the script"

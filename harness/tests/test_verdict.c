@@ -160,10 +160,15 @@ static void record_rules(void **state) {
   assert_false(judged("{\"steal_fraction\": null, \"interval_s\": 9}", NULL, 1).disturbed);
 }
 
-static verdict_summary judge(const double *foms, const double *timed, const bool *disturbed, size_t n, double p) {
+static verdict_summary judge_over(const double *foms, const double *timed, const bool *disturbed, const bool *over,
+                                  size_t n, double p) {
   verdict_summary v;
-  assert_int_equal(verdict_judge(foms, timed, disturbed, n, p, &v), MAPP_OK);
+  assert_int_equal(verdict_judge(foms, timed, disturbed, over, n, p, &v), MAPP_OK);
   return v;
+}
+
+static verdict_summary judge(const double *foms, const double *timed, const bool *disturbed, size_t n, double p) {
+  return judge_over(foms, timed, disturbed, NULL, n, p);
 }
 
 /* too-short before disturbed before noisy before stable. */
@@ -195,6 +200,29 @@ static void configuration_verdicts_in_order(void **state) {
   char text[160];
   verdict_explain(&v, 0.05, text, sizeof text);
   assert_non_null(strstr(text, "disturbed: 3 of 8"));
+}
+
+/* Runs that asked more cores than they had (a poller per rank, I/O
+ * threads) and waited for a CPU took their own: oversubscribed, not
+ * disturbed; disturbed again once the others' share alone is too much. */
+static void oversubscribed_runs_blame_themselves(void **state) {
+  (void)state;
+  double foms[8] = {100, 101, 99, 100, 100.5, 99.5, 100.2, 99.8}, timed[8];
+  bool disturbed[8] = {true, true, true, true, false, false, false, false};
+  bool over[8] = {true, true, true, false, true, true, true, true};
+  for (int i = 0; i < 8; ++i) timed[i] = 0.5;
+  verdict_summary v = judge_over(foms, timed, disturbed, over, 8, 0.05);
+  assert_int_equal(v.kind, VERDICT_OVERSUBSCRIBED); /* 4 of 8 disturbed, 3 by themselves: 1 by others */
+  assert_int_equal(v.self_disturbed, 3);
+  assert_false(verdict_figures_trusted(v.kind));
+  assert_string_equal(verdict_name(v.kind), "oversubscribed");
+  char text[200];
+  verdict_explain(&v, 0.05, text, sizeof text);
+  assert_non_null(strstr(text, "oversubscribed: 4 of 8"));
+  over[0] = over[1] = false; /* 3 of 8 by others: more than a quarter */
+  assert_int_equal(judge_over(foms, timed, disturbed, over, 8, 0.05).kind, VERDICT_DISTURBED);
+  for (int i = 0; i < 8; ++i) disturbed[i] = false; /* oversubscribed but never waiting: nothing to say */
+  assert_int_equal(judge_over(foms, timed, disturbed, over, 8, 0.05).kind, VERDICT_STABLE);
 }
 
 /* The issue's figures on real noise: heat tiny's 0.3 ms phase is
@@ -230,6 +258,7 @@ int main(void) {
       cmocka_unit_test(median_interval_ranks_by_hand), cmocka_unit_test(median_interval_covers_real_noise),
       cmocka_unit_test(precision_for_auto_repetitions), cmocka_unit_test(outliers_by_modified_z),
       cmocka_unit_test(record_rules),                  cmocka_unit_test(configuration_verdicts_in_order),
+      cmocka_unit_test(oversubscribed_runs_blame_themselves),
       cmocka_unit_test(real_records_judged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

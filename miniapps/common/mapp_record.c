@@ -119,6 +119,7 @@ json_t *mapp_record_to_json(const mapp_record *rec) {
   json_object_set_new(o, "ranks", json_integer(rec->ranks));
   json_object_set_new(o, "threads", json_integer(rec->threads));
   json_object_set_new(o, "gpus", json_integer(rec->gpus));
+  json_object_set_new(o, "helper_threads", json_integer(rec->helper_threads));
   json_object_set_new(o, "steps", json_integer(rec->steps));
   json_object_set_new(o, "problem", problem_json(rec));
   json_object_set_new(o, "phases", phases_json(rec));

@@ -35,6 +35,11 @@ typedef struct {
   const char *scaling;   /* "weak" | "strong" */
   const char *case_name; /* baseline case this run answers, or NULL (no baseline applies) */
   int ranks, threads, gpus;
+  /* Threads of the variant's own that compete for cores beside `threads`,
+   * per rank (heat tasks' request poller, snapshots' I/O workers): the
+   * harness counts them in the cores a run asks for, so a run that
+   * oversubscribes itself is marked so rather than blamed on the machine. */
+  int helper_threads;
   long steps;
   int ndims;
   mapp_dim dims[MAPP_RECORD_MAX_DIMS];

@@ -106,6 +106,8 @@ static int heat_describe(mapp_run *run, void *state) {
   mapp_run_dim(run, "rows", d->cfg.rows, per_rank_rows < d->cfg.rows ? per_rank_rows : d->cfg.rows);
   mapp_run_dim(run, "cols", d->cfg.cols, d->cfg.cols);
   run->rec.steps = d->cfg.steps;
+  /* the task variant's team is the compute threads and one request poller */
+  run->rec.helper_threads = (heat_variant)run->variant->kind == HEAT_VARIANT_TASKS;
   run->rec.fom = solve_max > 0 ? cell_updates / solve_max : 0.0;
   run->rec.bytes_moved = 16.0 * cell_updates; /* read and write each cell once per sweep */
   /* app_data: the files the run made besides its answer, for `mapp report`. */

@@ -496,6 +496,9 @@ static int snap_describe(mapp_run *run, void *state) {
   if (g->dims == 3) mapp_run_dim(run, "ny", g->global[1], g->global[1]);
   mapp_run_dim(run, "nz", g->global[2], g->global[2]);
   run->rec.steps = s->p.cfg.nt;
+  /* streaming's writers (forward) or as many prefetchers (adjoint) */
+  int io_threads = s->st.store.io_threads > 0 ? s->st.store.io_threads : 1;
+  run->rec.helper_threads = (snap_mode)run->variant->kind == SNAP_MODE_STREAM ? io_threads : 0;
   double points = (double)g->global[0] * (double)g->global[1] * (double)g->global[2];
   run->rec.fom = run->compute_s > 0 && !s->estimate_only ? 2.0 * points * (double)s->p.cfg.nt / run->compute_s : 0.0;
   run->rec.bytes_moved = -1;

@@ -186,7 +186,7 @@ static json_t *configuration_record(const char *config, const json_t *runs) {
   json_object_set_new(out, "elapsed_s", json_real(seconds));
   json_t *fom = json_object_get(out, "fom");
   if (json_is_object(fom) && !isnan(median)) json_object_set_new(fom, "value", json_real(median));
-  /* The statistics' verdict on the runs (stable, noisy, too-short, disturbed). */
+  /* The statistics' verdict on the runs (stable, noisy, too-short, disturbed, oversubscribed). */
   verdict_summary verdict;
   if (verdict_of_records(runs, 0.0, &verdict) == MAPP_OK)
     json_object_set_new(out, "verdict", json_string(verdict_name(verdict.kind)));

@@ -164,11 +164,17 @@ int job_judge(const job *j, const job_files *files, const char *launch, const pr
 
 /* What the environment gave the run, and whether it used more: a point of
  * an oversubscribed run measures the sharing, not the machine (plots draw
- * it hollow). */
+ * it hollow, the verdicts blame the run and not the machine for the CPU it
+ * waited for). The cores it asked count the program's own helper threads
+ * (the record's helper_threads). */
 static int record_placement(const harness_env *env, const job *j, json_t *record) {
-  bool over = env_oversubscribed(env, j);
-  json_t *placement = json_pack("{s:I, s:I, s:b}", "cores_per_node", (json_int_t)env->cores_per_node, "gpus_per_node",
-                                (json_int_t)env->gpus_per_node, "scheduler", env->scheduler != SCHEDULER_NONE);
+  json_int_t helpers = json_integer_value(json_object_get(record, "helper_threads"));
+  if (helpers < 0) helpers = 0;
+  bool over = env_oversubscribed(env, j, (long)helpers);
+  json_t *placement = json_pack("{s:I, s:I, s:b, s:I}", "cores_per_node", (json_int_t)env->cores_per_node,
+                                "gpus_per_node", (json_int_t)env->gpus_per_node, "scheduler",
+                                env->scheduler != SCHEDULER_NONE, "cores_asked",
+                                (json_int_t)(j->ranks * (j->threads + helpers)));
   if (!placement) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_object_set_new(record, "placement", placement);
   json_object_set_new(record, "oversubscribed", json_boolean(over));

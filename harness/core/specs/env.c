@@ -67,7 +67,7 @@ int env_node_count(const harness_env *env, const job *j, long *nodes) {
   return MAPP_OK;
 }
 
-bool env_oversubscribed(const harness_env *env, const job *j) {
+bool env_oversubscribed(const harness_env *env, const job *j, long helper_threads) {
   long nodes = 1;
   /* A simulated cluster gives every rank a node of its own (the wrapper
    * places one rank per platform host): this machine's cores do not count. */
@@ -76,7 +76,7 @@ bool env_oversubscribed(const harness_env *env, const job *j) {
     mapp_error_clear(); /* a job that cannot be placed is refused before it runs */
     nodes = 1;
   }
-  bool cores = j->ranks * j->threads > nodes * env->cores_per_node;
+  bool cores = j->ranks * (j->threads + helper_threads) > nodes * env->cores_per_node;
   long gpus = nodes * (env->gpus_per_node > 0 ? env->gpus_per_node : 1);
   return cores || (j->gpus > 0 && j->ranks * j->gpus > gpus);
 }

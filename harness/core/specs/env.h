@@ -54,8 +54,11 @@ int env_node_count(const harness_env *env, const job *j, long *nodes);
 /* Whether the job runs on fewer cores or GPUs than it uses: without a
  * scheduler it has this one machine (cores_per_node cores, gpus_per_node
  * GPUs, at least one for a job on GPUs), with one the nodes env_node_count
- * gives. Several ranks on one GPU count as oversubscribed. */
-bool env_oversubscribed(const harness_env *env, const job *j);
+ * gives. It uses ranks x (threads + helper_threads) cores, helper_threads
+ * being the program's own threads per rank beside its compute threads (the
+ * record's helper_threads: a poller, I/O workers). Several ranks on one GPU
+ * count as oversubscribed. */
+bool env_oversubscribed(const harness_env *env, const job *j, long helper_threads);
 
 /* Without a scheduler the launcher oversubscribes this machine's cores;
  * beyond this many ranks per core a launch only thrashes (or never starts). */

@@ -89,7 +89,9 @@ static int grow_samples(result_group *g) {
   if (timed) g->timed_s = timed;
   bool *disturbed = timed ? realloc(g->disturbed, grown * sizeof *disturbed) : NULL;
   if (disturbed) g->disturbed = disturbed;
-  const json_t **records = disturbed ? realloc(g->records, grown * sizeof *records) : NULL;
+  bool *over = disturbed ? realloc(g->self_oversubscribed, grown * sizeof *over) : NULL;
+  if (over) g->self_oversubscribed = over;
+  const json_t **records = over ? realloc(g->records, grown * sizeof *records) : NULL;
   if (!records) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory grouping results");
   g->records = records;
   g->capacity = grown;
@@ -104,6 +106,7 @@ static int add_sample(result_group *g, const json_t *r) {
   g->walls[g->timed] = json_number_value(json_object_get(r, "wall_s"));
   g->timed_s[g->timed] = info.timed_s;
   g->records[g->timed] = r;
+  g->self_oversubscribed[g->timed] = info.oversubscribed;
   g->disturbed[g->timed++] = info.disturbed;
   return MAPP_OK;
 }
@@ -127,7 +130,7 @@ static int add_record(result_group *g, const json_t *r) {
 
 /* Median, spread and verdict of a group's timed runs. */
 static int summarise(result_group *g, double precision) {
-  MAPP_TRY(verdict_judge(g->foms, g->timed_s, g->disturbed, g->timed, precision, &g->verdict));
+  MAPP_TRY(verdict_judge(g->foms, g->timed_s, g->disturbed, g->self_oversubscribed, g->timed, precision, &g->verdict));
   if (!g->timed) return MAPP_OK;
   g->fom_min = g->fom_max = g->foms[0];
   for (size_t i = 1; i < g->timed; ++i) {
@@ -177,6 +180,7 @@ void group_table_free(group_table *t) {
     free(t->items[i].walls);
     free(t->items[i].timed_s);
     free(t->items[i].disturbed);
+    free(t->items[i].self_oversubscribed);
     free(t->items[i].records);
   }
   free(t->items);

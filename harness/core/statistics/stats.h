@@ -26,13 +26,14 @@ typedef struct {
   double fom_median, fom_min, fom_max;
   double wall_median;
   /* The timed runs judged (verdict.h): verdict.kind (stable, noisy,
-   * too-short, disturbed), verdict.low/high the median's 95 % interval (NAN
+   * too-short, disturbed, oversubscribed), verdict.low/high the median's 95 % interval (NAN
    * under 6 runs), verdict.outliers, verdict.timed_median_s, verdict.disturbed. */
   verdict_summary verdict;
   /* the samples, one per timed run: foms unsorted until the group is
    * summarised (then sorted), timed_s and disturbed in the order read */
   double *foms, *walls, *timed_s;
   bool *disturbed;
+  bool *self_oversubscribed; /* the run asked more cores than it was given (verdict.h: oversubscribed) */
   /* the timed runs' records (borrowed from the records grouped: valid
    * while they are), in the order read */
   const json_t **records;

@@ -18,11 +18,14 @@ const char *verdict_name(verdict_kind kind) {
   case VERDICT_NOISY: return "noisy";
   case VERDICT_TOO_SHORT: return "too-short";
   case VERDICT_DISTURBED: return "disturbed";
+  case VERDICT_OVERSUBSCRIBED: return "oversubscribed";
   }
   return "?";
 }
 
-bool verdict_figures_trusted(verdict_kind kind) { return kind != VERDICT_TOO_SHORT && kind != VERDICT_DISTURBED; }
+bool verdict_figures_trusted(verdict_kind kind) {
+  return kind != VERDICT_TOO_SHORT && kind != VERDICT_DISTURBED && kind != VERDICT_OVERSUBSCRIBED;
+}
 
 /* ---------------------------------------------------------------- order statistics */
 
@@ -162,6 +165,7 @@ void verdict_record(const json_t *record, verdict_record_info *out) {
   if (steal_basis_s(record, disturbance) >= VERDICT_STEAL_MIN_CPU_S)
     out->steal = number_or_nan(disturbance, "steal_fraction");
   out->disturbed = out->run_delay > VERDICT_MAX_RUN_DELAY || out->steal > VERDICT_MAX_STEAL;
+  out->oversubscribed = json_is_true(json_object_get(record, "oversubscribed"));
 }
 
 /* ---------------------------------------------------------------- configurations */
@@ -197,18 +201,24 @@ static int figure_summary(const double *foms, size_t n, verdict_summary *out) {
 
 static verdict_kind decide(const verdict_summary *v, double precision) {
   if (v->timed_median_s < VERDICT_MIN_TIMED_S) return VERDICT_TOO_SHORT; /* false for NAN */
-  if (v->n && (double)v->disturbed > VERDICT_MAX_DISTURBED_SHARE * (double)v->n) return VERDICT_DISTURBED;
+  double most = VERDICT_MAX_DISTURBED_SHARE * (double)v->n;
+  /* by others first: a machine that disturbs a run is the louder news */
+  if (v->n && (double)(v->disturbed - v->self_disturbed) > most) return VERDICT_DISTURBED;
+  if (v->n && (double)v->disturbed > most) return VERDICT_OVERSUBSCRIBED;
   if (!(v->half_width <= precision)) return VERDICT_NOISY; /* NAN: too few for an interval */
   return VERDICT_STABLE;
 }
 
-int verdict_judge(const double *foms, const double *timed_s, const bool *disturbed, size_t n, double precision,
-                  verdict_summary *out) {
+int verdict_judge(const double *foms, const double *timed_s, const bool *disturbed, const bool *oversubscribed,
+                  size_t n, double precision, verdict_summary *out) {
   *out = (verdict_summary){.kind = VERDICT_NOISY, .n = n, .median = NAN, .low = NAN, .high = NAN,
                            .half_width = NAN, .timed_median_s = NAN};
   if (!(precision > 0.0)) precision = VERDICT_DEFAULT_PRECISION;
   if (n) MAPP_TRY(figure_summary(foms, n, out));
-  for (size_t i = 0; disturbed && i < n; ++i) out->disturbed += disturbed[i];
+  for (size_t i = 0; disturbed && i < n; ++i) {
+    out->disturbed += disturbed[i];
+    out->self_disturbed += disturbed[i] && oversubscribed && oversubscribed[i];
+  }
   MAPP_TRY(median_timed(timed_s, n, &out->timed_median_s));
   out->kind = decide(out, precision);
   return MAPP_OK;
@@ -223,7 +233,8 @@ int verdict_of_records(const json_t *records, double precision, verdict_summary 
   size_t total = json_array_size(records), n = 0, i;
   double *foms = malloc((total ? total : 1) * sizeof *foms), *timed = malloc((total ? total : 1) * sizeof *timed);
   bool *disturbed = malloc((total ? total : 1) * sizeof *disturbed);
-  int status = foms && timed && disturbed ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory judging records");
+  bool *over = malloc((total ? total : 1) * sizeof *over);
+  int status = foms && timed && disturbed && over ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory judging records");
   const json_t *r;
   json_array_foreach(records, i, r) {
     if (status != MAPP_OK || !counts(r)) continue;
@@ -231,9 +242,11 @@ int verdict_of_records(const json_t *records, double precision, verdict_summary 
     verdict_record(r, &info);
     foms[n] = json_number_value(json_object_get(json_object_get(r, "fom"), "value"));
     timed[n] = info.timed_s;
+    over[n] = info.oversubscribed;
     disturbed[n++] = info.disturbed;
   }
-  if (status == MAPP_OK) status = verdict_judge(foms, timed, disturbed, n, precision, out);
+  if (status == MAPP_OK) status = verdict_judge(foms, timed, disturbed, over, n, precision, out);
+  free(over);
   free(foms);
   free(timed);
   free(disturbed);
@@ -252,6 +265,11 @@ void verdict_explain(const verdict_summary *v, double precision, char *text, siz
   case VERDICT_DISTURBED:
     snprintf(text, len, "disturbed: %zu of %zu runs waited for a CPU over %.0f %% of the time or lost over %.0f %% to steal",
              v->disturbed, v->n, 100.0 * VERDICT_MAX_RUN_DELAY, 100.0 * VERDICT_MAX_STEAL);
+    return;
+  case VERDICT_OVERSUBSCRIBED:
+    snprintf(text, len, "oversubscribed: %zu of %zu runs waited for a CPU over %.0f %% of the time, %zu of them asking "
+                        "more cores than given (ranks x (threads + own helper threads))",
+             v->disturbed, v->n, 100.0 * VERDICT_MAX_RUN_DELAY, v->self_disturbed);
     return;
   case VERDICT_NOISY:
     if (isnan(v->half_width))

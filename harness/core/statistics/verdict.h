@@ -7,7 +7,14 @@
  *              timer resolution, cache and frequency transients and one
  *              preemption are a visible share of it;
  *   disturbed  more than VERDICT_MAX_DISTURBED_SHARE of the records were
- *              disturbed (below);
+ *              disturbed (below) while they asked no more cores than they
+ *              were given: something else on the machine took their CPU;
+ *   oversubscribed  more than that share were disturbed, but enough of them
+ *              asked more cores than they were given (the record's
+ *              `oversubscribed`: ranks x (threads + the variant's own
+ *              helper threads, such as a poller or I/O workers) beyond the
+ *              cores): the run took its own CPU, and the machine is not to
+ *              blame;
  *   noisy      the 95 % interval of the median figure of merit is wider
  *              than +-precision (the sweep's `precision`, default 5 %), or
  *              there are fewer than VERDICT_MEDIAN_CI_MIN_N repetitions, too
@@ -56,13 +63,14 @@
 #define VERDICT_MEDIAN_CI_MIN_N 6         /* fewest values with a 95 % interval of their median */
 #define VERDICT_OUTLIER_Z 3.5             /* modified z-score above which a value is an outlier */
 
-typedef enum { VERDICT_STABLE, VERDICT_NOISY, VERDICT_TOO_SHORT, VERDICT_DISTURBED } verdict_kind;
+typedef enum { VERDICT_STABLE, VERDICT_NOISY, VERDICT_TOO_SHORT, VERDICT_DISTURBED, VERDICT_OVERSUBSCRIBED } verdict_kind;
 
-/* "stable", "noisy", "too-short", "disturbed". */
+/* "stable", "noisy", "too-short", "disturbed", "oversubscribed". */
 const char *verdict_name(verdict_kind kind);
 /* Whether figures with this verdict can carry an answer at all: a
  * too-short timed phase measures the timer, the warm-up and cold caches more
- * than the code, and a disturbed configuration lost its time to others. */
+ * than the code, a disturbed configuration lost its time to others, and an
+ * oversubscribed one measures its threads sharing too few cores. */
 bool verdict_figures_trusted(verdict_kind kind);
 
 /* The 95 % interval of the median of values[n] by order statistics:
@@ -88,6 +96,7 @@ typedef struct {
   double run_delay; /* disturbance.run_delay_fraction; NAN when the record has none */
   double steal;     /* disturbance.steal_fraction where it is judged (above), else NAN */
   bool disturbed;   /* run_delay or steal beyond its bound */
+  bool oversubscribed; /* the record's "oversubscribed": it asked more cores than it was given */
 } verdict_record_info;
 
 void verdict_record(const json_t *record, verdict_record_info *out);
@@ -101,15 +110,17 @@ typedef struct {
   double half_width;     /* max(median - low, high - median) / median; NAN without an interval */
   size_t outliers;       /* by the modified z-score, kept in every number above */
   size_t disturbed;      /* records judged disturbed */
+  size_t self_disturbed; /* of which oversubscribed: they took their own CPU */
   double timed_median_s; /* median timed phase; NAN when no record says */
 } verdict_summary;
 
 /* Judges foms[n] (higher is better) with each one's timed seconds (NAN
- * where unknown; timed_s may be NULL) and disturbance (disturbed may be
- * NULL) against precision (0.05: +-5 %; <= 0 takes the default). n may be 0:
+ * where unknown; timed_s may be NULL), disturbance (disturbed may be NULL)
+ * and whether it oversubscribed its cores (oversubscribed may be NULL: none
+ * did) against precision (0.05: +-5 %; <= 0 takes the default). n may be 0:
  * noisy, with NAN numbers. */
-int verdict_judge(const double *foms, const double *timed_s, const bool *disturbed, size_t n, double precision,
-                  verdict_summary *out);
+int verdict_judge(const double *foms, const double *timed_s, const bool *disturbed, const bool *oversubscribed,
+                  size_t n, double precision, verdict_summary *out);
 
 /* The same over the records of one configuration (a JSON array): those that
  * exited 0 with a figure of merit count, as in every other statistic. */
