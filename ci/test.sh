@@ -6,6 +6,9 @@ ci/install-deps.sh
 # The peers' Python venv (Devito for snapshots) from PyPI; quick when made.
 # Without it the snapshots.peer tests skip, saying so.
 ci/peer-venv.sh || echo "ci/test.sh: warning: ci/peer-venv.sh failed: the snapshots.peer tests will skip" >&2
+# The analysis venv (Thicket, Hatchet, Extra-P) for mapp export and mapp
+# model's tests; without it those tests skip, saying so.
+ci/analysis-venv.sh || echo "ci/test.sh: warning: ci/analysis-venv.sh failed: the harness.export and harness.model tests will skip" >&2
 ci/build.sh
 cd build
 ctest --output-on-failure -j "$(nproc)" "$@"

@@ -27,6 +27,8 @@ static const verb verbs[] = {
     {"history", verb_history, "results across commits: add, show, plot trends, check for change points"},
     {"bisect", verb_bisect, "find the first revision between GOOD and BAD that is significantly slower"},
     {"contract", verb_contract, "check that a program keeps the mapp contract, so sweeps can run it like a mini-app"},
+    {"export", verb_export, "write results as Caliper JSON profiles (Thicket, Hatchet) or Extra-P input"},
+    {"model", verb_model, "fit a scaling model per series against the rank count with Extra-P"},
 };
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 

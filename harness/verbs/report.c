@@ -175,9 +175,13 @@ static int report(const char *results_arg, const char *reference, const selectio
   if (status == MAPP_OK) status = plot_reference(dir, reference, &refs);
   if (status == MAPP_OK && refs.count == 0) status = speedup_refs_from_records(records, &refs);
   if (status == MAPP_OK) status = load_spec(dir, &spec, &have_spec);
+  model_set models = {0};
+  bool have_models = false;
+  if (status == MAPP_OK) status = model_set_load(dir, &models, &have_models);
   report_context ctx = {.dir = dir, .name = name, .description = spec.description, .refs = &refs, .images = &images,
-                        .spec = have_spec ? &spec : NULL};
+                        .spec = have_spec ? &spec : NULL, .models = &models};
   if (status == MAPP_OK) status = write_report(md, html, &ctx, records);
+  model_set_free(&models);
   if (status == MAPP_OK) status = write_csv(csv, records);
   if (status == MAPP_OK) printf("%s\n%s\n%s\n", md, html, csv);
   json_decref(records);

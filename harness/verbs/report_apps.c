@@ -79,9 +79,32 @@ static void write_figure(doc *d, const char *app, const char *slug, const strv *
   }
 }
 
+/* Under the scaling figures, one line: how each modelled series' timed
+ * phase grows with the ranks (its Extra-P model's leading term). */
+static void write_model_line(doc *d, const char *app, const model_set *models) {
+  size_t n = strlen(app), count = 0;
+  char line[2048];
+  int used = snprintf(line, sizeof line, "Scaling models (Extra-P, `mapp model`%s): the timed phase of", "");
+  if (models->fit_max_ranks > 0)
+    used = snprintf(line, sizeof line, "Scaling models (Extra-P, `mapp model`, fitted to <= %ld ranks): the timed "
+                    "phase of", models->fit_max_ranks);
+  for (size_t i = 0; i < models->count && used > 0 && (size_t)used < sizeof line; ++i) {
+    const scaling_model *m = &models->items[i];
+    if (strcmp(m->callpath, "timed") || strncmp(m->series, app, n) || m->series[n] != ' ') continue;
+    used += snprintf(line + used, sizeof line - (size_t)used, "%s %s grows as %s (%s)", count ? ";" : "",
+                     m->series + n + 1, m->leading, m->text);
+    ++count;
+  }
+  if (count) doc_para(d, "%s.", line);
+}
+
 /* The standard figures, then the spec's own (plots: figures:). */
-static void write_figures(doc *d, const char *app, const strv *images, const sweep_spec *spec) {
-  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) write_figure(d, app, plot_kind_slug((plot_kind)kind), images);
+static void write_figures(doc *d, const char *app, const strv *images, const sweep_spec *spec,
+                          const model_set *models) {
+  for (int kind = 0; kind < PLOT_KIND_COUNT; ++kind) {
+    write_figure(d, app, plot_kind_slug((plot_kind)kind), images);
+    if (kind == PLOT_STRONG_SPEEDUP) write_model_line(d, app, models);
+  }
   for (size_t i = 0; spec && i < spec->nfigures; ++i)
     if (!spec->figures[i].app || !strcmp(spec->figures[i].app, app)) write_figure(d, app, spec->figures[i].name, images);
 }
@@ -276,6 +299,6 @@ int report_write_app(doc *d, const report_context *ctx, const group_table *t, co
               "/ n) / (fom(n0) / n0); strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the "
               "series.");
   MAPP_TRY(write_tables(d, ctx, records, app));
-  write_figures(d, app, ctx->images, ctx->spec);
+  write_figures(d, app, ctx->images, ctx->spec, ctx->models);
   return MAPP_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "model.h"
 #include "jsonutil.h"
 #include "reference.h"
 #include "spec.h"
@@ -21,6 +22,7 @@ typedef struct {
   const speedup_refs *refs;
   const strv *images;
   const sweep_spec *spec; /* the results folder's spec.yaml (its tables); NULL without one */
+  const model_set *models; /* RESULTS/models.json (mapp model); empty without one */
 } report_context;
 
 /* Text as one CSV field: quoted (quotes doubled) where it holds a comma, quote or line break. */

@@ -5,6 +5,9 @@
 #ifndef HARNESS_VERBS_H
 #define HARNESS_VERBS_H
 
+#include <jansson.h>
+
+#include "selection.h"
 #include "verbargs.h"
 
 int verb_list(int argc, char **argv);
@@ -20,5 +23,11 @@ int verb_compare(int argc, char **argv);
 int verb_history(int argc, char **argv);
 int verb_bisect(int argc, char **argv);
 int verb_contract(int argc, char **argv);
+int verb_export(int argc, char **argv);
+int verb_model(int argc, char **argv);
+
+/* The records of RESULTS (a results folder or a .jsonl file) that select
+ * keeps (NULL: all), as a JSON array (new reference in *records). */
+int verb_load_records(const char *results, const selection *select, json_t **records);
 
 #endif

@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "mapp_error.h"
 #include "mapp_record.h"
+#include "model.h"
 #include "plotdata.h"
 #include "results.h"
 #include "spec.h"
@@ -152,7 +153,59 @@ static double highest(const plot_set *set) {
 typedef struct {
   gnuplot_target target; /* plots/, the formats, the images drawn, the PDF footer */
   const char *sweep_name;
+  const model_set *models; /* RESULTS/models.json (mapp model), or empty */
 } render_context;
+
+/* ---------------------------------------------------------------- models */
+
+/* The series' model of its timed seconds (mapp model), for the figures
+ * that are ratios of those times: weak efficiency and strong speedup, both
+ * T(n0) / T(n) with n0 the series' first rank count. */
+static const scaling_model *series_model(const render_context *ctx, const plot_set *set, const plot_series *s) {
+  if (!ctx->models->count || !s->first || s->npoints == 0 ||
+      (set->kind != PLOT_WEAK_EFFICIENCY && set->kind != PLOT_STRONG_SPEEDUP))
+    return NULL;
+  const result_group *g = s->first;
+  char name[512];
+  snprintf(name, sizeof name, "%s %s/%s %s %s t%ld%s%s", g->app, g->variant, g->backend, g->size, g->scaling,
+           g->threads, g->setting[0] ? " " : "", g->setting);
+  return model_find(ctx->models, name, "timed");
+}
+
+/* Each modelled series as a dotted line in its colour, T(n0)/T(x) of the
+ * model, and a key entry and note saying what the lines are; both empty
+ * when no series has a model. */
+static int model_layers(const render_context *ctx, const plot_set *set, char **overlay, char **note) {
+  *overlay = strdup("");
+  *note = strdup("");
+  bool any = false;
+  for (size_t i = 0; *overlay && i < set->nseries; ++i) {
+    const scaling_model *m = series_model(ctx, set, &set->series[i]);
+    if (!m) continue;
+    char *expr = model_gnuplot(m);
+    double base = model_eval(m, (double)set->series[i].points[0].ranks);
+    char *longer = expr ? str_printf("%s, \\\n     %.9g / %s with lines lt %zu dt 3 lw 1.5 notitle", *overlay, base,
+                                     expr, i + 1)
+                        : NULL;
+    free(expr);
+    free(*overlay);
+    *overlay = longer;
+    any = true;
+  }
+  if (any && *overlay) {
+    char *keyed = str_printf("%s, \\\n     NaN with lines lc rgb '#404040' dt 3 lw 1.5 title 'model (Extra-P)'", *overlay);
+    free(*overlay);
+    *overlay = keyed;
+    free(*note);
+    *note = ctx->models->fit_max_ranks > 0
+                ? str_printf("set label 996 'dotted: Extra-P model of the timed phase, fitted to <= %ld ranks (mapp "
+                             "model)' at screen 0.99, screen 0.09 right font ',8' front",
+                             ctx->models->fit_max_ranks)
+                : strdup("set label 996 'dotted: Extra-P model of the timed phase (mapp model)' at screen 0.99, "
+                         "screen 0.09 right font ',8' front");
+  }
+  return *overlay && *note ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
 
 /* The script: for each format its terminal and output, then the figure. */
 static int build_script(const render_context *ctx, const plot_set *set, const char *stem, const char *data_name,
@@ -164,7 +217,10 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   snprintf(name, sizeof name, "%s.gp", plot_kind_slug(set->kind));
   int status = gnuplot_template(name, &body);
   snprintf(xmin, sizeof xmin, "%g", set->min_ranks / 1.4);
-  snprintf(xmax, sizeof xmax, "%g", set->max_ranks * 1.4);
+  long right = set->max_ranks;
+  if (ctx->models->predict_to > right && (set->kind == PLOT_WEAK_EFFICIENCY || set->kind == PLOT_STRONG_SPEEDUP))
+    right = ctx->models->predict_to;
+  snprintf(xmax, sizeof xmax, "%g", right * 1.4);
   snprintf(ymax, sizeof ymax, "%g", fmax(1.2, 1.15 * highest(set)));
   snprintf(nseries, sizeof nseries, "%zu", set->nseries);
   snprintf(base, sizeof base, "%ld", set->min_ranks);
@@ -179,6 +235,8 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
     status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   hollow_layers hollow = {0};
   dash_layers dash = {0};
+  char *model = NULL, *model_note = NULL;
+  if (status == MAPP_OK) status = model_layers(ctx, set, &model, &model_note);
   if (status == MAPP_OK) status = hollow_make(set_oversubscribed(set), nseries, q_data, &hollow);
   for (size_t i = 0; status == MAPP_OK && i < set->nseries; ++i) status = dash_add(&dash, set->series[i].label);
   if (status == MAPP_OK) status = dash_finish(&dash);
@@ -187,7 +245,8 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
                         {"NSERIES", nseries}, {"BASE_RANKS", base}, {"TITLE", q_title ? q_title : ""},
                         {"DATA", q_data ? q_data : ""}, {"FOM", q_fom ? q_fom : ""},
                         {"REFERENCE", q_reference ? q_reference : ""}, {"HOLLOW_NOTE", hollow.note ? hollow.note : ""},
-                        {"HOLLOW", hollow.overlay ? hollow.overlay : ""}, {"COMMON", ""}};
+                        {"HOLLOW", hollow.overlay ? hollow.overlay : ""}, {"MODEL", model ? model : ""},
+                        {"MODEL_NOTE", model_note ? model_note : ""}, {"COMMON", ""}};
   size_t nsubs = sizeof subs / sizeof subs[0];
   char *look = status == MAPP_OK ? gnuplot_fill(common, subs, nsubs - 1) : NULL;
   subs[nsubs - 1].value = look ? look : "";
@@ -199,6 +258,8 @@ static int build_script(const render_context *ctx, const plot_set *set, const ch
   free(q_reference);
   hollow_free(&hollow);
   dash_free(&dash);
+  free(model);
+  free(model_note);
   if (status == MAPP_OK && !figure) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   free(figure);
   free(look);
@@ -440,9 +501,13 @@ int plot_results(const char *results_file, const char *reference, const selectio
   sweep_spec spec = {0};
   if (status == MAPP_OK) status = load_spec(dir, &spec);
   char *footer = status == MAPP_OK ? footer_of(records) : NULL;
+  model_set models = {0};
+  bool have_models = false;
+  if (status == MAPP_OK) status = model_set_load(dir, &models, &have_models);
   render_context ctx = {.target = {.dir = plots_dir, .formats = formats, .written = written, .footer = footer},
-                        .sweep_name = sweep_name};
+                        .sweep_name = sweep_name, .models = &models};
   if (status == MAPP_OK) status = draw(&ctx, records, &refs, &spec);
+  model_set_free(&models);
   spec_free(&spec);
   free(footer);
   if (status == MAPP_OK) status = write_index(results_file, written);

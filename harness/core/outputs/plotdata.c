@@ -35,6 +35,7 @@ static char *series_label(const result_group *g, plot_kind kind) {
 static int start_series(plot_set *set, const result_group *g, size_t max_points) {
   plot_series *s = &set->series[set->nseries++];
   s->label = series_label(g, set->kind);
+  s->first = g;
   s->points = calloc(max_points, sizeof *s->points);
   return s->label && s->points ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }

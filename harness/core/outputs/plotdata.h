@@ -25,6 +25,7 @@ typedef struct {
 
 typedef struct {
   char *label; /* "mpi/serial t=1 tiny" */
+  const result_group *first; /* the series' first point: its configuration but the rank count */
   plot_point *points;
   size_t npoints;
 } plot_series;
