@@ -66,9 +66,11 @@ def exponent_text(e):
 
 
 def leading_of(terms):
-    if not terms:
+    """The term that dominates as p grows: "1" when every term falls (a strong-scaling c + a/p)."""
+    growing = [t for t in terms if (t["p_exponent"], t["log2_exponent"]) > (0, 0)]
+    if not growing:
         return "1"
-    t = max(terms, key=lambda t: (t["p_exponent"], t["log2_exponent"]))
+    t = max(growing, key=lambda t: (t["p_exponent"], t["log2_exponent"]))
     parts = []
     if t["p_exponent"]:
         parts.append("p" if t["p_exponent"] == 1 else f"p^({t['p_exponent_text']})")
@@ -87,7 +89,8 @@ def main(argv=None):
                     help="which statistic of a point's repetitions is fitted (default mean)")
     ap.add_argument("--min-points", type=int, default=5, help="refuse a series with fewer distinct p (default 5)")
     ap.add_argument("--poly-exponents", default="0,0.5,1,1.5,2,3",
-                    help="exponents of p the modeler tries, comma-separated decimals (default 0,0.5,1,1.5,2,3)")
+                    help="exponents of p the modeler tries, comma-separated decimals (default 0,0.5,1,1.5,2,3; "
+                         "a strong-scaling series wants -1 and -0.5 too: --poly-exponents=-1,-0.5,0,...)")
     ap.add_argument("--log-exponents", default="0,1,2",
                     help="exponents of log2(p) the modeler tries (default 0,1,2)")
     ap.add_argument("--full-search", action="store_true",

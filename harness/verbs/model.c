@@ -58,12 +58,14 @@ static double measured_mean(const json_t *records, const char *series, long p) {
 /* One row per series: its model of the timed seconds, the fit's quality,
  * and each prediction beyond the fit beside what was measured there. */
 static void print_models(const json_t *records, const model_set *set, const long *points, size_t npoints) {
-  printf("%-52s %-40s %8s %8s  %s\n", "series", "time(p) of the timed phase, s (Extra-P)", "adj.R2", "SMAPE%",
-         "predicted / measured (error) beyond the fit");
+  printf("%-56s %-36s %7s %7s  %s\n", "series", "time(p) of the timed phase, s", "adj.R2", "SMAPE%",
+         "beyond the fit: predicted / measured (error)");
   for (size_t i = 0; i < set->count; ++i) {
     const scaling_model *m = &set->items[i];
     if (strcmp(m->callpath, "timed") != 0) continue;
-    printf("%-52s %-40s %8.4f %8.2f ", m->series, m->text, m->ar2, m->smape);
+    char text[256];
+    model_format(m, text, sizeof text);
+    printf("%-56s %-36s %7.3f %7.1f ", m->series, text, m->ar2, m->smape);
     for (size_t k = 0; k < npoints; ++k) {
       double predicted = model_eval(m, (double)points[k]), measured = measured_mean(records, m->series, points[k]);
       if (isnan(measured)) printf(" p=%ld: %.4g", points[k], predicted);
@@ -119,8 +121,10 @@ static int fit_all(const char *results, const json_t *records, const model_optio
   }
   long predict_to = opt->predict_to > 0 ? opt->predict_to : largest_ranks(records);
   if (status == MAPP_OK) status = prediction_points(records, opt->fit_max, predict_to, &points, &npoints);
-  for (size_t i = 0; status == MAPP_OK && i < written.count; ++i)
-    status = model_fit_file(python, written.items[i], series.items[i], points, npoints, fits);
+  for (size_t i = 0; status == MAPP_OK && i < written.count; ++i) {
+    const char *exponents = strstr(series.items[i], " strong ") ? MODEL_STRONG_EXPONENTS : MODEL_WEAK_EXPONENTS;
+    status = model_fit_file(python, written.items[i], series.items[i], exponents, points, npoints, fits);
+  }
   if (status == MAPP_OK) status = write_models(models_path, fits, opt->fit_max, predict_to);
   model_set set = {0};
   bool found = false;

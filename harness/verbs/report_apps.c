@@ -91,8 +91,11 @@ static void write_model_line(doc *d, const char *app, const model_set *models) {
   for (size_t i = 0; i < models->count && used > 0 && (size_t)used < sizeof line; ++i) {
     const scaling_model *m = &models->items[i];
     if (strcmp(m->callpath, "timed") || strncmp(m->series, app, n) || m->series[n] != ' ') continue;
-    used += snprintf(line + used, sizeof line - (size_t)used, "%s %s grows as %s (%s)", count ? ";" : "",
-                     m->series + n + 1, m->leading, m->text);
+    bool flat = !strcmp(m->leading, "1");
+    char text[256];
+    model_format(m, text, sizeof text);
+    used += snprintf(line + used, sizeof line - (size_t)used, "%s %s %s%s (%s s)", count ? ";" : "", m->series + n + 1,
+                     flat ? "levels off" : "grows as ", flat ? "" : m->leading, text);
     ++count;
   }
   if (count) doc_para(d, "%s.", line);

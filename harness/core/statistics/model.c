@@ -21,6 +21,18 @@ double model_eval(const scaling_model *m, double p) {
   return y;
 }
 
+void model_format(const scaling_model *m, char *buf, size_t len) {
+  int used = snprintf(buf, len, "%.3g", m->constant);
+  for (size_t i = 0; i < m->nterms && used > 0 && (size_t)used < len; ++i) {
+    const model_term *t = &m->terms[i];
+    used += snprintf(buf + used, len - (size_t)used, " %s %.3g", t->coefficient < 0 ? "-" : "+", fabs(t->coefficient));
+    if (t->p_exponent == 1.0) used += snprintf(buf + used, len - (size_t)used, " * p");
+    else if (t->p_exponent != 0.0) used += snprintf(buf + used, len - (size_t)used, " * p^%g", t->p_exponent);
+    if (t->log2_exponent == 1.0) used += snprintf(buf + used, len - (size_t)used, " * log2(p)");
+    else if (t->log2_exponent != 0.0) used += snprintf(buf + used, len - (size_t)used, " * log2(p)^%g", t->log2_exponent);
+  }
+}
+
 char *model_gnuplot(const scaling_model *m) {
   char *expr = str_printf("(%.9g", m->constant);
   for (size_t i = 0; expr && i < m->nterms; ++i) {
@@ -70,11 +82,13 @@ int model_python(char **python) {
   return status;
 }
 
-static int fit_argv(const char *python, const char *file, const long *predict, size_t npredict, strv *argv) {
+static int fit_argv(const char *python, const char *file, const char *exponents, const long *predict, size_t npredict,
+                    strv *argv) {
   char *script = paths_source_file("harness/analysis/extrap_fit.py");
-  int status = script ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  const char *fixed[] = {python, script, file};
-  for (size_t i = 0; status == MAPP_OK && i < 3; ++i) status = strv_push(argv, fixed[i]);
+  char *poly = str_printf("--poly-exponents=%s", exponents);
+  int status = script && poly ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  const char *fixed[] = {python, script, file, poly};
+  for (size_t i = 0; status == MAPP_OK && i < 4; ++i) status = strv_push(argv, fixed[i]);
   if (status == MAPP_OK && npredict) status = strv_push(argv, "--predict");
   for (size_t i = 0; status == MAPP_OK && i < npredict; ++i) {
     char p[32];
@@ -82,6 +96,7 @@ static int fit_argv(const char *python, const char *file, const long *predict, s
     status = strv_push(argv, p);
   }
   free(script);
+  free(poly);
   return status;
 }
 
@@ -106,11 +121,11 @@ static int parse_fits(const char *text, const char *series, json_t *fits) {
   return MAPP_OK;
 }
 
-int model_fit_file(const char *python, const char *file, const char *series, const long *predict, size_t npredict,
-                   json_t *fits) {
+int model_fit_file(const char *python, const char *file, const char *series, const char *exponents,
+                   const long *predict, size_t npredict, json_t *fits) {
   strv argv = {0};
   char *text = NULL, *err_path = str_printf("%s.err", file);
-  int status = err_path ? fit_argv(python, file, predict, npredict, &argv) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = err_path ? fit_argv(python, file, exponents, predict, npredict, &argv) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   proc_outcome out = {0};
   proc_request req = {.argv = &argv, .log_path = err_path};
   if (status == MAPP_OK) status = proc_capture(&req, &text, &out);

@@ -37,6 +37,8 @@ typedef struct {
 
 /* The model at p (> 0). */
 double model_eval(const scaling_model *m, double p);
+/* The model to 3 digits: "8.34e-05 + 0.00048 * p^0.5 * log2(p)". */
+void model_format(const scaling_model *m, char *buf, size_t len);
 /* The model as a gnuplot expression in x (malloc'd). */
 char *model_gnuplot(const scaling_model *m);
 
@@ -44,10 +46,18 @@ char *model_gnuplot(const scaling_model *m);
  * the build's analysis-venv, else the source tree's build/analysis-venv;
  * an input error saying how to make it when none exists. */
 int model_python(char **python);
-/* Fits one Extra-P file: appends a JSON object per callpath (extrap_fit.py's
- * lines, with "series" added) to fits, with predictions at predict[n]. */
-int model_fit_file(const char *python, const char *file, const char *series, const long *predict, size_t npredict,
-                   json_t *fits);
+/* The exponents of p a fit tries: a weak-scaling time grows or stays
+ * (0, 1/2, 1, 3/2, 2, 3), a strong-scaling one also falls as 1/p or
+ * 1/sqrt(p) towards its serial part (-1 and -1/2 too); the exponents of
+ * log2 p are 0, 1 and 2 for both. */
+#define MODEL_WEAK_EXPONENTS "0,0.5,1,1.5,2,3"
+#define MODEL_STRONG_EXPONENTS "-1,-0.5,0,0.5,1,1.5,2,3"
+
+/* Fits one Extra-P file with the exponents of p given: appends a JSON
+ * object per callpath (extrap_fit.py's lines, with "series" added) to
+ * fits, with predictions at predict[n]. */
+int model_fit_file(const char *python, const char *file, const char *series, const char *exponents,
+                   const long *predict, size_t npredict, json_t *fits);
 
 /* RESULTS/models.json; *found false (and an empty set) when there is none. */
 int model_set_load(const char *results_dir, model_set *set, bool *found);
