@@ -331,6 +331,19 @@ probe_mapp() {
     probe "mapp $verb torn results" -- "$m" "$verb" results-half
     probe "mapp $verb --reference bad" -- "$m" "$verb" results-empty --reference mpi
   done
+  # export and model
+  probe "mapp export (nothing)" -- "$m" export
+  probe "mapp export without --format" -- "$m" export results-empty --out exported
+  probe "mapp export --format cube" -- "$m" export results-empty --format cube --out exported
+  probe "mapp export without --out" -- "$m" export results-empty --format caliper-json
+  probe "mapp export garbage" -- "$m" export results-garbage --format caliper-json --out exported
+  probe "mapp export torn" -- "$m" export results-half --format extrap --out exported
+  probe "mapp export extrap of too few rank counts" -- "$m" export results-empty --format extrap --out exported
+  probe "mapp export --out /dev/full" -- "$m" export results-empty --format caliper-json --out /dev/full/x
+  probe "mapp model missing" -- "$m" model /nonexistent
+  probe "mapp model too few rank counts" -- "$m" model results-empty
+  probe "mapp model without its venv" -- env MAPP_ANALYSIS_VENV=/nonexistent "$m" model results-empty
+  probe "mapp model --fit-max-ranks -1" -- "$m" model results-empty --fit-max-ranks -1
   probe "mapp plot --format gif" -- "$m" plot results-empty --format gif
   probe "mapp plot --format ''" -- "$m" plot results-empty --format ''
   # compare (where this build has it)
