@@ -212,6 +212,21 @@ probe_app_specific() {
     probe "mapp-snapshots-devito --variant stream (streaming is the app's)" -- "$d" --size tiny --variant stream
     [ -n "$MPIEXEC" ] && probe "mapp-snapshots-devito -np 2 (one rank)" -- "$MPIEXEC" -np 2 "$d" --size tiny
   fi
+  if [ -x "$BIN/mapp-stencil-gt4py" ]; then
+    local g=$BIN/mapp-stencil-gt4py
+    probe "mapp-stencil-gt4py without its venv" -- env MAPP_PEERS_VENV=/nonexistent "$g" --size tiny
+    probe "mapp-stencil-gt4py --variant eager (the app's name; the peer's is python)" -- "$g" --size tiny --variant eager
+    probe "mapp-stencil-gt4py --program vertical (no peer yet)" -- "$g" --size tiny --program vertical
+    probe "mapp-stencil-gt4py --init constant (the vertical program's)" -- "$g" --size tiny --init constant
+    probe "mapp-stencil-gt4py --check nan (the app's debug pass)" -- "$g" --size tiny --check nan
+    probe "mapp-stencil-gt4py --layout 2x2 (one rank)" -- "$g" --size tiny --layout 2x2
+    probe "mapp-stencil-gt4py orchestrated with a GT backend" -- "$g" --size tiny --mode build-and-run --gt-backend gt:cpu_ifirst
+    probe "mapp-stencil-gt4py --mode run without a cache" -- "$g" --size tiny --mode run --cache "$SCRATCH/no-dace-cache"
+    probe "mapp-stencil-gt4py --cache with --variant python" -- "$g" --size tiny --cache "$SCRATCH/c"
+    probe "mapp-stencil-gt4py --mode build --output" -- "$g" --size tiny --mode build --output x.h5
+    probe "mapp-stencil-gt4py --scaling strong --weak-ranks 2" -- "$g" --size tiny --weak-ranks 2
+    [ -n "$MPIEXEC" ] && probe "mapp-stencil-gt4py -np 2 (one rank)" -- "$MPIEXEC" -np 2 "$g" --size tiny
+  fi
   if [ -x "$BIN/mapp-heat" ]; then
     local h=$BIN/mapp-heat
     probe "mapp-heat --rows/--cols 4294967294 (product wraps to 0)" -- "$h" --rows 4294967294 --cols 4294967294

@@ -9,13 +9,15 @@
 #include "mapp_error.h"
 #include "perfstats.h"
 
-/* The peer's group of g's configuration: the same variant, backend, rank
- * and thread counts, size, scaling and setting, from a program whose
- * records say it is a peer of g's app. */
+/* The peer's group of g's configuration: the same variant (the peer's
+ * peer_variant, where it names its modes otherwise), backend, rank and
+ * thread counts, size, scaling and setting, from a program whose records
+ * say it is a peer of g's app. */
 static const result_group *peer_of_group(const group_table *t, const result_group *g) {
   for (size_t i = 0; i < t->count; ++i) {
     const result_group *p = &t->items[i];
-    if (strcmp(p->peer_of, g->app) || strcmp(p->variant, g->variant) || strcmp(p->backend, g->backend) ||
+    const char *beside = p->peer_variant ? p->peer_variant : p->variant;
+    if (strcmp(p->peer_of, g->app) || strcmp(beside, g->variant) || strcmp(p->backend, g->backend) ||
         strcmp(p->size, g->size) || strcmp(p->scaling, g->scaling) || strcmp(p->setting, g->setting) ||
         p->ranks != g->ranks || p->threads != g->threads)
       continue;
@@ -36,7 +38,9 @@ static bool phase_rates(const result_group *g, const char *phase, double *rates)
   return true;
 }
 
-/* The phases a pair is compared on: those both programs time. */
+/* The phases a pair is compared on where both programs time them; a pair
+ * that has none of them is compared on its figures of merit (the same
+ * work over each one's timed phase: per step for stencil). */
 static const char *const compared_phases[] = {"forward_s", "adjoint_s"};
 
 static void write_ratio_cells(doc *d, const perf_change *c) {
@@ -55,29 +59,41 @@ static const char *reading(const perf_change *c, bool trusted) {
   return "cannot tell: the interval holds 1";
 }
 
-static int write_phase(doc *d, const result_group *g, const result_group *p, const char *phase, const char *name) {
+/* One row: the app's time over the peer's from rates (higher is better). */
+static int write_rates(doc *d, const result_group *g, const result_group *p, const double *mine,
+                       const double *theirs, const char *name) {
+  perf_change c;
+  /* old = the mini-app's rates, new = the peer's: median(peer rate) /
+   * median(app rate) = the app's time over the peer's. */
+  MAPP_TRY(perf_compare(mine, g->timed, theirs, p->timed, 0.05, &c));
+  bool trusted = verdict_figures_trusted(g->verdict.kind) && verdict_figures_trusted(p->verdict.kind);
+  doc_cell(d, "%s", g->app);
+  doc_cell(d, "%s", p->app);
+  doc_cell(d, "%s/%s%s%s, %s %s%s%s, %ld rank%s, %ld thread%s", g->variant, g->backend,
+           strcmp(p->variant, g->variant) ? " beside " : "", strcmp(p->variant, g->variant) ? p->variant : "",
+           g->size, g->scaling, g->setting[0] ? ", " : "", g->setting, g->ranks, g->ranks == 1 ? "" : "s",
+           g->threads, g->threads == 1 ? "" : "s");
+  doc_cell(d, "%s", name);
+  write_ratio_cells(d, &c);
+  doc_cell(d, "%zu + %zu", g->timed, p->timed);
+  doc_cell(d, "%s / %s", verdict_name(g->verdict.kind), verdict_name(p->verdict.kind));
+  doc_cell(d, "%s", reading(&c, trusted));
+  doc_row_end(d);
+  return MAPP_OK;
+}
+
+/* The pair on each phase both time (compared_phases), else on the figure
+ * of merit. */
+static int write_pair(doc *d, const result_group *g, const result_group *p) {
   double *mine = malloc(g->timed * sizeof *mine), *theirs = malloc(p->timed * sizeof *theirs);
   int status = mine && theirs ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory comparing with a peer");
-  if (!status && phase_rates(g, phase, mine) && phase_rates(p, phase, theirs)) {
-    perf_change c;
-    /* old = the mini-app's rates, new = the peer's: median(peer rate) /
-     * median(app rate) = the app's time over the peer's. */
-    status = perf_compare(mine, g->timed, theirs, p->timed, 0.05, &c);
-    if (!status) {
-      bool trusted = verdict_figures_trusted(g->verdict.kind) && verdict_figures_trusted(p->verdict.kind);
-      doc_cell(d, "%s", g->app);
-      doc_cell(d, "%s", p->app);
-      doc_cell(d, "%s/%s, %s %s%s%s, %ld rank%s, %ld thread%s", g->variant, g->backend, g->size, g->scaling,
-               g->setting[0] ? ", " : "", g->setting, g->ranks, g->ranks == 1 ? "" : "s", g->threads,
-               g->threads == 1 ? "" : "s");
-      doc_cell(d, "%s", name);
-      write_ratio_cells(d, &c);
-      doc_cell(d, "%zu + %zu", g->timed, p->timed);
-      doc_cell(d, "%s / %s", verdict_name(g->verdict.kind), verdict_name(p->verdict.kind));
-      doc_cell(d, "%s", reading(&c, trusted));
-      doc_row_end(d);
-    }
+  bool any = false;
+  for (size_t k = 0; status == MAPP_OK && k < sizeof compared_phases / sizeof compared_phases[0]; ++k) {
+    if (!phase_rates(g, compared_phases[k], mine) || !phase_rates(p, compared_phases[k], theirs)) continue;
+    any = true;
+    status = write_rates(d, g, p, mine, theirs, compared_phases[k]);
   }
+  if (status == MAPP_OK && !any) status = write_rates(d, g, p, g->foms, p->foms, "timed phase (figure of merit)");
   free(mine), free(theirs);
   return status;
 }
@@ -98,8 +114,7 @@ int peers_write(doc *d, const group_table *t) {
     if (g->peer_of[0] || g->timed < 2 || !(p = peer_of_group(t, g))) continue;
     if (!any) write_header(d);
     any = true;
-    for (size_t k = 0; k < sizeof compared_phases / sizeof compared_phases[0]; ++k)
-      MAPP_TRY(write_phase(d, g, p, compared_phases[k], compared_phases[k]));
+    MAPP_TRY(write_pair(d, g, p));
   }
   if (!any) return MAPP_OK;
   doc_table_end(d);

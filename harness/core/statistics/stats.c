@@ -66,7 +66,7 @@ static result_group *find_or_add(group_table *t, size_t *capacity, const json_t 
                       .scaling = text_field(r, "scaling"), .setting = setting_field(r),
                       .ranks = integer_field(r, "ranks"),
                       .threads = integer_field(r, "threads"), .baseline = "none", .fom_name = "FOM",
-                      .peer_of = ""};
+                      .peer_of = "", .peer_variant = NULL};
   return g;
 }
 
@@ -123,6 +123,8 @@ static int add_record(result_group *g, const json_t *r) {
   if (base && baseline_rank(base) > baseline_rank(g->baseline)) g->baseline = base;
   if (json_is_string(json_object_get(fom, "name"))) g->fom_name = json_string_value(json_object_get(fom, "name"));
   if (json_is_string(json_object_get(r, "peer_of"))) g->peer_of = json_string_value(json_object_get(r, "peer_of"));
+  if (json_is_string(json_object_get(r, "peer_variant")))
+    g->peer_variant = json_string_value(json_object_get(r, "peer_variant"));
   bool exited_ok = integer_field(r, "exit_code") == 0;
   if (!exited_ok || !json_is_number(json_object_get(fom, "value"))) return MAPP_OK;
   return add_sample(g, r);

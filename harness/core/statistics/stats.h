@@ -40,6 +40,10 @@ typedef struct {
   /* the app this program is a peer of (the record's peer_of: a production
    * system run beside a mini-app, such as Devito beside snapshots); "" */
   const char *peer_of;
+  /* the mini-app's variant a peer's group stands beside (the record's
+   * peer_variant, else its own variant: GT4Py's python mode beside the
+   * app's eager) */
+  const char *peer_variant;
   size_t capacity;
 } result_group;
 

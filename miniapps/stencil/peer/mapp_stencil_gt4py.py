@@ -1,0 +1,1032 @@
+"""mapp-stencil-gt4py: the stencil mini-app's shallow-water step in GT4Py and DaCe.
+
+The peer of mapp-stencil (issue 39): the 27 calls of
+stencil_program_shallow_water.c as gtscript stencils (sw_stencils.py: the
+same bodies, extents, regions and order), on the same grid, from the same
+initial states (--init bump|rest|geostrophic, --amplitude), with the same
+time step (--cfl), run in the seed's modes as they exist in GT4Py and DaCe:
+
+  python          the stencils called one by one from Python (Pace's
+                  FV3_DACEMODE=Python), each compiled by the GT backend
+                  --gt-backend (default gt:cpu_ifirst, the fastest here);
+  build           the step orchestrated by DaCe (dace.method over the time
+                  loop, every stencil a dace:cpu SDFG inlined into one
+                  program), compiled into DaCe's cache, then exit (Build);
+  build-and-run   the same, then loaded and run (BuildAndRun);
+  run             the cached program loaded and run (Run); a missing one is
+                  refused. Like DaCe (and Pace), nothing checks that the
+                  cached program is the one this command line would build.
+
+It keeps the mini-app contract (docs/contract.md): the app's flags where
+they apply, --list, --print-case, the result record (peer_of "stencil",
+baseline_tolerance), the answer file (h, u, v: ny x nx, as the app's), exit
+codes 0 pass, 1 a failed verification, 2 bad input, 3 a system failure. Its
+answers are checked against baselines/stencil/ (README, "The peer: GT4Py
+and DaCe").
+"""
+
+import hashlib
+import json
+import math
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+
+PROG = "mapp-stencil-gt4py"
+APP = "stencil-gt4py"
+# The answers against baselines/stencil/: each field within 1e-12 of its
+# largest |value| (mapp check's rel-max). Each body is the C's expression in
+# the C's operation order and both compile without contraction, so the
+# measured difference is 0 (tiny, small, both GT backends and the
+# orchestrated program); the bound allows a compiler's reassociation of one
+# body (an ulp of h, ~1.4e-14 m, is 1.4e-16 of its maximum, and an ulp per
+# step through 50 steps of a limited, damped scheme stays ~1e-14), and is far
+# below what any change of a body does (the planted change: 1e-6 and more).
+BASELINE_TOLERANCE = {"model": "rel-max", "bound": 1e-12}
+SUMMARY = ("The stencil mini-app's shallow-water step (27 stencil calls) in GT4Py (gtscript) and DaCe, as its\n"
+           "peer: the stencils called one by one from Python (--variant python, the seed's Python mode), or the\n"
+           "step orchestrated by DaCe into one program, built, cached, loaded (build, build-and-run, run).\n"
+           "Answers are checked against baselines/stencil/. --mode is --variant. Caches: GT4Py's in\n"
+           "$GT_CACHE_ROOT, DaCe's in --cache.")
+
+EXIT_VERIFY, EXIT_INPUT, EXIT_SYSTEM = 1, 2, 3
+
+GT_BACKENDS = "gt:cpu_ifirst|gt:cpu_kfirst|dace:cpu|numpy"
+DEFAULT_GT_BACKEND = "gt:cpu_ifirst"
+VARIANTS = ["python", "build", "build-and-run", "run"]
+
+
+class Refusal(Exception):
+    """Bad input or a system failure: one line on stderr and its exit code."""
+
+    def __init__(self, message, code=EXIT_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+def now():
+    return time.perf_counter()
+
+
+# ------------------------------------------------------------------ options
+
+# The mini-app's presets (stencil_state.c): nx, ny, steps, nz.
+PRESETS = {"tiny": (24, 24, 20, 8), "small": (96, 96, 50, 20), "medium": (384, 384, 20, 40),
+           "large": (1024, 1024, 10, 80)}
+
+LONG, DOUBLE, STRING, CHOICE, FLAG = "N", "X", "VALUE", "choice", "flag"
+NOTHING, ANSWER, SIZE = 0, 1, 2
+
+
+def opt(name, kind, help, default=None, lo=None, hi=None, choices=None, default_text=None, changes=NOTHING,
+        preset=None):
+    return dict(name=name, kind=kind, help=help, default=default, lo=lo, hi=hi, choices=choices,
+                default_text=default_text, changes=changes, preset=preset)
+
+
+# The mini-app's flags (mapp_app.c's common rows, then main.c's) with its
+# ranges, so bad values are answered as it answers them, then the peer's own.
+OPTIONS = [
+    opt("backend", CHOICE, "backend to run on (serial: OMP_NUM_THREADS=1; omp: the generated code's OpenMP)",
+        "serial", choices="serial|omp"),
+    opt("variant", CHOICE, "the seed's mode: python (stencils one by one), or the DaCe-orchestrated program's "
+        "build, build-and-run, run", "python", choices="|".join(VARIANTS)),
+    opt("size", CHOICE, "problem size preset", "tiny", choices="tiny|small|medium|large"),
+    opt("scaling", CHOICE, "weak: the size is per rank; strong: the size is global", "strong", choices="weak|strong"),
+    opt("steps", LONG, "time steps", lo=1, hi=1000000000, default_text="from --size", changes=ANSWER,
+        preset="steps"),
+    opt("threads", LONG, "OpenMP threads on the omp backend (0: OMP_NUM_THREADS, else the CPUs); 1 on serial", 0,
+        lo=0, hi=4096),
+    opt("output", STRING, "write the answer fields to this HDF5 file"),
+    opt("result", STRING, "write the JSON result record to this file"),
+    opt("list", FLAG, "print the variants and backends of this program as JSON and exit"),
+    opt("quiet", FLAG, "do not print the summary line and the machine's warnings"),
+    opt("min-time", DOUBLE, "seconds: run the timed steps again from the same initial state until the timed runs "
+        "last this long together; the first is a warm-up, left out when more than one ran, and every run's answer "
+        "must be the same bit for bit; the figure is the fastest; 0: once", 0.0, lo=0.0, hi=1e6),
+    opt("print-case", FLAG, "print the baseline case these options answer (the size preset's, or none: a custom "
+        "problem) and the record's size, then exit without running"),
+    opt("weak-ranks", LONG, "with --scaling weak: solve the global problem of this many ranks (its case is "
+        "tiny-weakN); 0: the ranks that run (1: the peer runs on one rank)", 0, lo=0, hi=1 << 24),
+    opt("program", CHOICE, "the step: only shallow-water (the app's vertical and hydrostatic programs have no "
+        "peer yet)", "shallow-water", choices="shallow-water|vertical|hydrostatic", changes=ANSWER),
+    opt("nx", LONG, "cells in x (per rank along x with --scaling weak)", lo=1, hi=1 << 30,
+        default_text="from --size", changes=SIZE, preset="nx"),
+    opt("ny", LONG, "cells in y", lo=1, hi=1 << 30, default_text="from --size", changes=SIZE, preset="ny"),
+    opt("nz", LONG, "levels of a program with 3-D fields (none here: accepted, as the app accepts it)", lo=4,
+        hi=1 << 20, default_text="from --size", changes=SIZE, preset="nz"),
+    opt("layout", STRING, "process grid PXxPY: only 1x1 or auto (the peer runs on one rank)", "auto"),
+    opt("init", CHOICE, "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced "
+        "bump", "bump", choices="bump|rest|geostrophic|constant", changes=ANSWER),
+    opt("amplitude", DOUBLE, "bump height as a fraction of the mean depth", 0.1, lo=-10, hi=10, changes=ANSWER),
+    opt("cfl", DOUBLE, "gravity-wave Courant number of the time step", 0.3, lo=1e-6, hi=100, changes=ANSWER),
+    opt("cache", STRING, "folder of DaCe's program cache (orchestrated modes)",
+        default_text="$MAPP_CACHE_DIR/stencil-gt4py, else the build's peers-cache"),
+    opt("check", STRING, "the app's debug pass (Pace's PACE_DACE_DEBUG checks): not in the peer, refused",
+        default_text="none"),
+    opt("trace", STRING, "the app's debug pass: not in the peer, refused", default_text="none"),
+    opt("progress", FLAG, "the app's debug pass: not in the peer, refused"),
+    opt("gt-backend", CHOICE, "GT4Py backend of the stencils (python: any; orchestrated: dace:cpu)",
+        default_text=f"{DEFAULT_GT_BACKEND} (python), dace:cpu (orchestrated)", choices=GT_BACKENDS),
+]
+BY_NAME = {o["name"]: o for o in OPTIONS}
+
+
+def print_help():
+    print(f"usage: {PROG} [options]\n{SUMMARY}\n\noptions:")
+    for o in OPTIONS:
+        meta = "" if o["kind"] == FLAG else o["choices"] if o["choices"] else o["kind"]
+        head = f"--{o['name']}" + (f" {meta}" if meta else "")
+        line = f"  {head:<34} {o['help']}"
+        if o["default_text"]:
+            line += f" (default {o['default_text']})"
+        elif o["kind"] == LONG:
+            line += f" (default {o['default'] or 0})"
+        elif o["kind"] == DOUBLE:
+            line += f" (default {o['default'] or 0:g})"
+        elif o["kind"] in (STRING, CHOICE):
+            line += f" (default {o['default'] or 'none'})"
+        if o["changes"]:
+            line += " [changes the %s]" % ("size" if o["changes"] == SIZE else "answer")
+        print(line)
+    print(f"  {'--mode':<34} another name for --variant")
+    print(f"  {'--help':<34} print this help and exit")
+
+
+def parse_long(o, text):
+    try:
+        if not text or text.strip() != text or not text.lstrip("+-").isdigit():
+            raise ValueError
+        v = int(text, 10)
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError
+    except ValueError:
+        raise Refusal(f"--{o['name']}: expected an integer, got '{text}'")
+    if v < o["lo"] or v > o["hi"]:
+        raise Refusal(f"--{o['name']}: {v} is outside [{o['lo']}, {o['hi']}]")
+    return v
+
+
+def parse_double(o, text):
+    try:
+        if not text or text.strip() != text:
+            raise ValueError
+        v = float(text)
+        if not math.isfinite(v):
+            raise ValueError
+    except ValueError:
+        raise Refusal(f"--{o['name']}: expected a finite number, got '{text}'")
+    if v < o["lo"] or v > o["hi"]:
+        raise Refusal(f"--{o['name']}: {v:g} is outside [{o['lo']:g}, {o['hi']:g}]")
+    return v
+
+
+def parse_value(o, text):
+    if o["kind"] == LONG:
+        return parse_long(o, text)
+    if o["kind"] == DOUBLE:
+        return parse_double(o, text)
+    if o["kind"] == STRING:
+        if text == "":
+            raise Refusal(f"--{o['name']}: empty value")
+        return text
+    if text not in o["choices"].split("|"):
+        raise Refusal(f"--{o['name']}: unknown value '{text}' (choose one of {o['choices']})")
+    return text
+
+
+def parse_line(argv):
+    """(values, given) as the mini-app's parser (mapp_cli.c) reads a line;
+    None when --help was printed."""
+    values = {o["name"]: o["default"] for o in OPTIONS}
+    given = set()
+    done = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if done or not arg.startswith("--") or arg == "--":
+            if not done and arg == "--":
+                done = True
+                continue
+            raise Refusal(f"unexpected argument '{arg}' (see --help)")
+        if arg == "--help":
+            print_help()
+            return None
+        name, eq, text = arg[2:].partition("=")
+        if name == "mode":  # the app's --mode (the seed's FV3_DACEMODE)
+            name = "variant"
+        o = BY_NAME.get(name)
+        if o is None:
+            raise Refusal(f"unknown option '--{name}' (see --help)")
+        given.add(name)
+        if o["kind"] == FLAG:
+            if eq:
+                raise Refusal(f"--{name} takes no value")
+            values[name] = True
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise Refusal(f"--{name} needs a value")
+            text = argv[i]
+            i += 1
+        if name == "backend" and text == "cuda":
+            raise Refusal("--backend cuda: the GT4Py peer runs on the CPU only (serial, omp) here: GT4Py's gt:gpu "
+                          "and dace:gpu need CUDA and cupy, not in its venv")
+        if name == "variant" and text == "eager":
+            raise Refusal("--variant eager is the app's name; the peer's stencils-one-by-one mode is --variant "
+                          "python (the seed's FV3_DACEMODE=Python)")
+        values[name] = parse_value(o, text)
+    return values, given
+
+
+def refuse_unhonoured(values, given):
+    """Flags the peer cannot honour: one line each, never ignored."""
+    if values["program"] != "shallow-water":
+        raise Refusal(f"--program {values['program']}: the GT4Py peer has the shallow-water step only (the "
+                      "vertical and hydrostatic programs have no peer yet)")
+    if values["init"] == "constant":
+        raise Refusal("--init constant: program shallow-water starts from bump|rest|geostrophic")
+    for name in ("check", "trace", "progress"):
+        if name in given:
+            raise Refusal(f"--{name}: the app's debug passes (the seed's PACE_DACE_DEBUG checks) are not in the "
+                          "GT4Py peer")
+    if values["layout"] not in ("auto", "1x1"):
+        raise Refusal(f"--layout {values['layout']}: the GT4Py peer runs on one rank (1x1)")
+    variant = values["variant"]
+    gtb = values["gt-backend"]
+    if variant != "python":
+        if "gt-backend" in given and gtb != "dace:cpu":
+            raise Refusal(f"--gt-backend {gtb} with --variant {variant}: DaCe orchestrates dace:* stencils only "
+                          "(Pace errors out on any other backend); use dace:cpu")
+        values["gt-backend"] = "dace:cpu"
+    elif gtb is None:
+        values["gt-backend"] = DEFAULT_GT_BACKEND
+    if variant == "python" and "cache" in given:
+        raise Refusal("--cache applies to the orchestrated modes (build, build-and-run, run), not python")
+    if variant == "build" and values["output"]:
+        raise Refusal("--output with --variant build: a build runs no step, so it has no answer to write")
+    if variant == "build" and values["min-time"] > 0:
+        raise Refusal("--min-time with --variant build: a build runs no step, so there is nothing to time")
+
+
+def launcher_env(names):
+    for n in names:
+        v = os.environ.get(n, "")
+        if v.strip():
+            try:
+                return int(v)
+            except ValueError:
+                pass
+    return None
+
+
+def launcher_rank():
+    return launcher_env(["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"]) or 0
+
+
+def launcher_size():
+    return launcher_env(["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]) or 1
+
+
+def dims_create(n):
+    """MPI_Dims_create(n, 2): the most balanced factors, larger first."""
+    best = (n, 1)
+    for a in range(1, int(math.isqrt(n)) + 1):
+        if n % a == 0:
+            best = (n // a, a)
+    return best
+
+
+# ------------------------------------------------------------------ the case
+
+def make_config(values, given):
+    """The problem the options ask for, as main.c builds it, with the case
+    and size names the driver gives it (mapp_app.c's apply_options)."""
+    nx, ny, steps, nz = PRESETS[values["size"]]
+    preset = {"nx": nx, "ny": ny, "steps": steps, "nz": nz}
+    custom_case = custom_size = False
+    for o in OPTIONS:
+        name = o["name"]
+        if name not in given or not o["changes"]:
+            continue
+        reference = preset[o["preset"]] if o["preset"] else o["default"]
+        if values[name] != reference:
+            custom_case = True
+            custom_size |= o["changes"] == SIZE
+    nx = values["nx"] if "nx" in given else nx
+    ny = values["ny"] if "ny" in given else ny
+    nt = values["steps"] if "steps" in given else steps
+    if values["weak-ranks"] and values["scaling"] != "weak":
+        raise Refusal(f"--weak-ranks {values['weak-ranks']}: it names the problem of --scaling weak on that many "
+                      f"ranks, and this run is --scaling {values['scaling']}")
+    weak = values["weak-ranks"] or 1
+    if values["scaling"] == "weak":
+        py, px = dims_create(weak)
+        nx, ny = nx * px, ny * py
+    if nx < 3 or ny < 3:
+        raise Refusal(f"a {nx} x {ny} grid on a 1x1 layout leaves a rank under 3 cells across")
+    case = None
+    if not custom_case:
+        case = f"{values['size']}-weak{weak}" if values["scaling"] == "weak" and weak > 1 else values["size"]
+    return dict(nx=nx, ny=ny, nt=nt, case=case, size="custom" if custom_size else values["size"])
+
+
+# ------------------------------------------------------------------ physics
+# stencil_physics_shallow_water.c: a depth bump on a beta plane with walls.
+
+MEAN_DEPTH, GRAVITY, SPACING, F0, BETA, DAMPING = 100.0, 9.81, 1.0e5, 1.0e-4, 2.0e-12, 0.02
+MASS_BOUND, GEOSTROPHIC_BOUND = 1e-12, 0.05
+
+
+def arguments(cfl):
+    c = math.sqrt(GRAVITY * MEAN_DEPTH)
+    dt = cfl * SPACING / c
+    return {"dt": dt, "rdx": 1.0 / SPACING, "rdy": 1.0 / SPACING, "g": GRAVITY, "nu": DAMPING * SPACING * SPACING / dt}
+
+
+def bump_depth(nx, ny, amplitude, x, y):
+    cx, cy = 0.5 * nx, 0.5 * ny
+    sigma = 0.1 * min(nx, ny)
+    r2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+    return MEAN_DEPTH * (1.0 + amplitude * math.exp(-0.5 * r2 / (sigma * sigma)))
+
+
+def coriolis_at(ny, y_cells):
+    return F0 + BETA * (y_cells - 0.5 * ny) * SPACING
+
+
+def initial_state(np, nx, ny, init, amplitude):
+    """h, u, v (ny x nx, [j][i]) from global indices, libm's exp as the C's."""
+    h = np.empty((ny, nx))
+    u = np.zeros((ny, nx))
+    v = np.zeros((ny, nx))
+    for j in range(ny):
+        y = j + 0.5
+        row = h[j]
+        for i in range(nx):
+            row[i] = MEAN_DEPTH if init == "rest" else bump_depth(nx, ny, amplitude, i + 0.5, y)
+    if init == "geostrophic":
+        for j in range(ny):
+            y, ys = j + 0.5, float(j)
+            for i in range(nx):
+                x, xw = i + 0.5, float(i)
+                dhdy = (bump_depth(nx, ny, amplitude, xw, y + 0.5) - bump_depth(nx, ny, amplitude, xw, y - 0.5)) \
+                    / SPACING
+                dhdx = (bump_depth(nx, ny, amplitude, x + 0.5, ys) - bump_depth(nx, ny, amplitude, x - 0.5, ys)) \
+                    / SPACING
+                u[j, i] = 0.0 if i == 0 else -GRAVITY * dhdy / coriolis_at(ny, y)
+                v[j, i] = 0.0 if j == 0 else GRAVITY * dhdx / coriolis_at(ny, ys)
+    return h, u, v
+
+
+def c_order_sum(np, a):
+    """The sum of a row by row, as the app's stencil_reduce adds (in order)."""
+    flat = np.ascontiguousarray(a).ravel()
+    return float(np.cumsum(flat)[-1]) if flat.size else 0.0
+
+
+# ------------------------------------------------------------------ machine
+
+def read_first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline().rstrip("\n")
+    except OSError:
+        return None
+
+
+def cpuinfo(key):
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k.strip() == key:
+                    return v.strip()
+    except OSError:
+        pass
+    return None
+
+
+def machine_json():
+    gov = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+    smt = read_first_line("/sys/devices/system/cpu/smt/active")
+    thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled")
+    if thp and "[" in thp:
+        thp = thp.split("[", 1)[1].split("]", 1)[0]
+    boost = None
+    b = read_first_line("/sys/devices/system/cpu/cpufreq/boost")
+    if b is not None:
+        boost = b.strip() != "0"
+    else:
+        b = read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo")
+        boost = None if b is None else b.strip() == "0"
+    hyper = read_first_line("/sys/hypervisor/type")
+    if not hyper and " hypervisor" in (cpuinfo("flags") or ""):
+        hyper = read_first_line("/sys/class/dmi/id/sys_vendor") or "unknown"
+    mhz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq")
+    mhz = float(mhz) / 1e3 if mhz else float(cpuinfo("cpu MHz") or 0.0)
+    warnings = []
+    if gov and gov != "performance":
+        warnings.append(f"CPU frequency scaling is on (governor '{gov}'): the clock moves with load, and "
+                        "real-time figures with it")
+    if boost:
+        warnings.append("CPU boost (turbo) is on: the clock depends on load and temperature")
+    if hyper:
+        warnings.append(f"a virtual machine ({hyper}): the hypervisor may steal CPU time; each record says how "
+                        "much it stole while timed")
+    if thp == "always":
+        warnings.append("transparent huge pages 'always': page faults and compaction vary from run to run")
+    return {"cpu_model": cpuinfo("model name"), "cpus": os.cpu_count(), "mhz": mhz, "governor": gov,
+            "boost": boost, "smt": None if smt is None else smt.strip() != "0", "hypervisor": hyper,
+            "kernel": os.uname().release, "transparent_hugepages": thp, "warnings": warnings}
+
+
+def disturb_sample():
+    """What libmapp's mapp_disturb_sample_take reads: load, CPU ticks and
+    steal, this process's threads' run delay and migrations, involuntary
+    switches."""
+    s = {"when": now(), "load": -1.0, "ticks": (-1, -1), "on_cpu": 0, "waiting": 0, "migrations": 0,
+         "involuntary": resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw}
+    try:
+        s["load"] = float(read_first_line("/proc/loadavg").split()[0])
+        v = [int(x) for x in read_first_line("/proc/stat").split()[1:9]]
+        s["ticks"] = (sum(v), v[7])
+    except (AttributeError, ValueError, IndexError):
+        pass
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            st = read_first_line(f"/proc/self/task/{tid}/schedstat")
+            if st:
+                on, wait = st.split()[:2]
+                s["on_cpu"] += int(on)
+                s["waiting"] += int(wait)
+            try:
+                with open(f"/proc/self/task/{tid}/sched") as f:
+                    for line in f:
+                        if line.startswith("se.nr_migrations"):
+                            s["migrations"] += int(line.split(":")[1])
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return s
+
+
+def disturbance(a, b):
+    all_ticks, stolen = b["ticks"][0] - a["ticks"][0], b["ticks"][1] - a["ticks"][1]
+    known = a["ticks"][0] >= 0 and b["ticks"][0] >= 0
+    on, waiting = b["on_cpu"] - a["on_cpu"], b["waiting"] - a["waiting"]
+    return {"interval_s": b["when"] - a["when"],
+            "steal_fraction": (stolen / all_ticks if all_ticks > 0 else 0.0) if known else None,
+            "steal_ticks": stolen if known else 0, "cpu_ticks": all_ticks if known else 0,
+            "run_delay_fraction": waiting / (on + waiting) if on + waiting > 0 else 0.0,
+            "run_delay_s": 1e-9 * waiting if waiting > 0 else 0.0,
+            "involuntary_switches": b["involuntary"] - a["involuntary"],
+            "migrations": b["migrations"] - a["migrations"],
+            "load_before": a["load"] if a["load"] >= 0 else None, "load_after": b["load"] if b["load"] >= 0 else None}
+
+
+def git_revision():
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        out = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty", "--abbrev=12"],
+                             capture_output=True, text=True, timeout=20)
+        rev = out.stdout.strip()
+        return rev if out.returncode == 0 and rev else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def utc_now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def compiler_version():
+    try:
+        out = subprocess.run(["g++", "-dumpfullversion"], capture_output=True, text=True, timeout=20)
+        return "GNU " + out.stdout.strip() if out.returncode == 0 else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+# ------------------------------------------------------------------ the list
+
+def list_json():
+    def backend(name):
+        return {"name": name, "built": True, "usable": True, "cpu": True}
+    desc = {
+        "python": "GT4Py stencils called one by one from Python (the seed's FV3_DACEMODE=Python), compiled by "
+                  "--gt-backend (default gt:cpu_ifirst)",
+        "build": "the step orchestrated by DaCe (dace:cpu stencils in one SDFG), compiled into DaCe's cache, exit",
+        "build-and-run": "the step orchestrated by DaCe: build (DaCe's cache), load and run",
+        "run": "load DaCe's cached program and run it; a missing one is refused, a stale one is not detected",
+    }
+    return {"app": APP, "baselines": "stencil", "peer_of": "stencil", "baseline_tolerance": BASELINE_TOLERANCE,
+            "bitwise_variants": True, "bitwise_ranks": False, "repeatable": True,
+            "variants": [{"name": v, "description": desc[v], "mpi_threads": "funneled",
+                          "alone": v in ("python", "build-and-run"),
+                          "backends": [backend("serial"), backend("omp")]} for v in VARIANTS]}
+
+
+# ------------------------------------------------------------------ the run
+
+class CompilerOutput:
+    """The compilers' chatter (GT4Py's and DaCe's builds print warnings on
+    the process's stdout and stderr) into a log file beside the cache, so a
+    run prints its summary line only; a failed build's error line names it."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.makedirs(os.path.dirname(self.log), exist_ok=True)
+        self.fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.saved = (os.dup(1), os.dup(2))
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        return self
+
+    def __exit__(self, kind, value, tb):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        for fd in (*self.saved, self.fd):
+            os.close(fd)
+        if kind is not None and issubclass(kind, Exception) and not isinstance(value, Refusal):
+            first = (str(value).strip().splitlines() or [""])[0]
+            raise Refusal(f"{type(value).__name__}: {first} (the compilers' output: {self.log})", EXIT_SYSTEM) \
+                from value
+        return False
+
+
+def default_cache(kind):
+    """Where the caches live: DaCe's --cache, else $MAPP_CACHE_DIR/stencil-gt4py,
+    else the launcher's (the build's peers-cache), else .mapp-cache/."""
+    base = os.environ.get("MAPP_CACHE_DIR")
+    if base:
+        return os.path.join(base, "stencil-gt4py", kind)
+    base = os.environ.get("MAPP_PEER_CACHE")
+    if base:
+        return os.path.join(base, kind)
+    return os.path.join(".mapp-cache", "stencil-gt4py", kind)
+
+
+class Peer:
+    def __init__(self, values, config, argv):
+        self.values, self.c, self.argv = values, config, argv
+        self.start = now()
+        self.phases = {"setup": 0.0, "compute": 0.0, "communication": 0.0, "io": 0.0}
+        self.checks = []
+        self.variant = values["variant"]
+        self.backend = values["backend"]
+        self.gt_backend = values["gt-backend"]
+        if self.backend == "omp":
+            t = values["threads"]
+            if t <= 0:
+                env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+                t = int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+            self.threads = t
+        else:
+            self.threads = 1
+        self.stencil_build_s = self.program_build_s = self.load_s = 0.0
+        self.built = False
+        self.compute_s = 0.0
+        self.timing = None
+        self.disturbance = None
+
+    # -------------------------------------------------------------- setup
+    def setup(self):
+        os.environ["OMP_NUM_THREADS"] = str(self.threads)
+        gt_cache = os.environ.get("GT_CACHE_ROOT") or default_cache("gt")
+        os.environ["GT_CACHE_ROOT"] = os.path.abspath(gt_cache)
+        os.makedirs(os.environ["GT_CACHE_ROOT"], exist_ok=True)
+        # The app's generated programs are compiled without contraction; so are
+        # the stencils (GT and DaCe) here.
+        extra = os.environ.get("GT4PY_EXTRA_COMPILE_ARGS", "")
+        if "-ffp-contract" not in extra:
+            os.environ["GT4PY_EXTRA_COMPILE_ARGS"] = (extra + " -ffp-contract=off -fno-trapping-math").strip()
+        try:
+            import numpy as np
+            import h5py  # noqa: F401  (the answer file; fail here, not after the run)
+            import gt4py
+            from gt4py.cartesian import gtscript
+            import gt4py.cartesian.config as gt_config
+        except ImportError as e:
+            raise Refusal(f"cannot import {e.name or e} in {sys.executable}: make the venv with ci/peer-venv.sh")
+        gt_config.cache_settings["root_path"] = os.environ["GT_CACHE_ROOT"]
+        self.np, self.gt4py = np, gt4py
+        self.versions = {"gt4py": gt4py.__version__, "python": sys.version.split()[0], "numpy": np.__version__}
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import sw_stencils as S
+        self.S = S
+        S.check_table()
+        nx, ny = self.c["nx"], self.c["ny"]
+        shape = (nx + 2 * S.HALO, ny + 2 * S.HALO, 1)
+        need = 8 * shape[0] * shape[1] * (len(S.FIELDS) + 3)
+        avail = mem_available()
+        if avail and need > avail:
+            raise Refusal(f"the step's {len(S.FIELDS)} fields need {need} bytes and MemAvailable is {avail}")
+        be = self.gt_backend
+        self.dace = None
+        if self.variant != "python":
+            self.setup_dace()
+        # The stencils: one per body, compiled (or loaded from GT4Py's cache).
+        t0 = now()
+        built = {}
+        self.compile_log = os.path.join(os.environ["GT_CACHE_ROOT"], "compile.log")
+        with CompilerOutput(self.compile_log):
+            for _, d, *_ in S.CALLS:
+                if d.__name__ not in built:
+                    built[d.__name__] = gtscript.stencil(backend=be, definition=d, name=f"mapp_sw.{d.__name__}")
+        self.stencil_build_s = now() - t0
+        self.stencils = {name: built[d.__name__] for name, d, *_ in S.CALLS}
+        self.step = S.Step(self.stencils, nx, ny)
+        self.fields = {f: gt4py.storage.zeros(shape, np.float64, backend=be, aligned_index=(S.HALO, S.HALO, 0))
+                       for f in S.FIELDS}
+        self.args = arguments(self.values["cfl"])
+        h, u, v = initial_state(np, nx, ny, self.values["init"], self.values["amplitude"])
+        self.initial = {"h": h, "u": u, "v": v}
+        fcor = self.fields["fcor"]
+        for j in range(-S.HALO, ny + S.HALO):  # f at the corner rows, as st_potential_vorticity
+            fcor[:, j + S.HALO, 0] = F0 + BETA * (float(j) - 0.5 - 0.5 * float(ny)) * SPACING
+        self.mass0 = c_order_sum(np, h)
+        self.reset()
+        if self.variant != "python":
+            self.prepare_program()
+        else:
+            # one validated call of each stencil (its first call checks its
+            # arguments; the timed steps skip validation, as Pace does)
+            for k, (name, _, fields, scalars, extent) in enumerate(S.CALLS):
+                origin, domain = S.origin_domain(extent, nx, ny)
+                self.stencils[name](*[self.fields[f] for f in fields], *[self.args[s] for s in scalars],
+                                    origin=origin, domain=domain)
+            self.reset()
+        self.gt_flags = os.environ["GT4PY_EXTRA_COMPILE_ARGS"]
+
+    def setup_dace(self):
+        try:
+            import dace
+        except ImportError as e:
+            raise Refusal(f"cannot import {e.name or e} in {sys.executable}: make the venv with ci/peer-venv.sh")
+        self.dace = dace
+        self.versions["dace"] = dace.__version__
+        cache = self.values["cache"] or default_cache("dace")
+        self.cache = os.path.abspath(cache)
+        if self.variant == "run" and not os.path.isdir(self.cache):
+            raise Refusal(f"--variant run: no DaCe cache at {self.cache} (run --variant build first)")
+        os.makedirs(self.cache, exist_ok=True)
+        cfg = dace.config.Config
+        # Pace freezes DaCe's options (dace_config.py); these are the app's
+        # compiler flags (-O3, no contraction) in place of DaCe's default
+        # -march=native -ffast-math, so both sides compile the same arithmetic.
+        self.dace_flags = ("-std=c++14 -fPIC -Wall -Wextra -O3 -ffp-contract=off -fno-trapping-math "
+                           "-Wno-unused-parameter -Wno-unused-label")
+        cfg.set("compiler", "cpu", "args", value=self.dace_flags)
+        cfg.set("compiler", "allow_view_arguments", value=True)
+        cfg.set("default_build_folder", value=self.cache)
+        cfg.set("cache", value="name")
+        cfg.set("debugprint", value=False)
+
+    def program_folder(self):
+        return os.path.join(self.cache, "mapp_stencil_gt4py_step")
+
+    def prepare_program(self):
+        dace, S = self.dace, self.S
+        folder = self.program_folder()
+        names = S.FIELDS + S.SCALARS + ["nsteps"]
+        self.call_names = names
+        if self.variant in ("build", "build-and-run"):
+            t0 = now()
+            prog = dace.method(S.Step.run).__get__(self.step)
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sdfg = prog.to_sdfg(*self.call_args(), self.c["nt"])
+            sdfg.name = "mapp_stencil_gt4py_step"
+            self.sdfg_parse_s = now() - t0
+            t0 = now()
+            with warnings.catch_warnings(), CompilerOutput(os.path.join(self.cache, "compile.log")):
+                warnings.simplefilter("ignore")
+                self.program = sdfg.compile()
+            self.program_build_s = now() - t0
+            self.built = True
+            self.sdfg_nodes = sum(1 for _ in sdfg.all_nodes_recursive())
+        if self.variant == "build":
+            return
+        if self.variant == "run":
+            if not os.path.isfile(os.path.join(folder, "program.sdfg")) or not os.path.isdir(
+                    os.path.join(folder, "build")):
+                raise Refusal(f"--variant run: no cached program in {folder} (run --variant build first)")
+            from dace.sdfg import utils as sdutils
+            t0 = now()
+            try:
+                self.program = sdutils.load_precompiled_sdfg(folder)
+            except Exception as e:
+                first = (str(e).strip().splitlines() or [""])[0]
+                raise Refusal(f"--variant run: DaCe could not load the cached program in {folder}: "
+                              f"{type(e).__name__}: {first}")
+            self.load_s = now() - t0
+
+    def call_args(self):
+        return [self.fields[f] for f in self.S.FIELDS] + [self.args[s] for s in self.S.SCALARS]
+
+    def reset(self):
+        """The initial state in the fields (the ghosts and temporaries zero)."""
+        H = self.S.HALO
+        nx, ny = self.c["nx"], self.c["ny"]
+        for f in self.S.FIELDS:
+            if f != "fcor":
+                self.fields[f][...] = 0.0
+        for f in self.S.STATE:
+            self.fields[f][H:H + nx, H:H + ny, 0] = self.initial[f].T
+
+    def steps(self, n):
+        if self.variant == "python":
+            self.step.run(*self.call_args(), n)
+        else:
+            kwargs = dict(zip(self.call_names, self.call_args() + [n]))
+            self.program(**kwargs)
+
+    def answer(self):
+        H = self.S.HALO
+        nx, ny = self.c["nx"], self.c["ny"]
+        return {f: self.np.ascontiguousarray(self.np.asarray(self.fields[f])[H:H + nx, H:H + ny, 0].T)
+                for f in self.S.STATE}
+
+    def digest(self):
+        h = hashlib.sha256()
+        for a in self.answer().values():
+            h.update(a.tobytes())
+        return h.digest()
+
+    # -------------------------------------------------------------- compute
+    def compute(self):
+        """As mapp_app.c's run_compute: once, or with --min-time until the
+        timed iterations (all but the first, a warm-up) last min_time
+        together, each from the initial state; the figure is the fastest."""
+        min_time = self.values["min-time"]
+        seconds, digests, resets = [], [], 0.0
+        before = disturb_sample()
+        after_first = None
+        while True:
+            if seconds:
+                t0 = now()
+                self.reset()
+                resets += now() - t0
+            t0 = now()
+            self.steps(self.c["nt"])
+            seconds.append(now() - t0)
+            if min_time > 0:
+                digests.append(self.digest())
+            if after_first is None:
+                after_first = disturb_sample()
+            if min_time <= 0 or len(seconds) >= 1000000:
+                break
+            if len(seconds) == 1:
+                if seconds[0] >= min_time:
+                    break
+            elif sum(seconds[1:]) >= min_time:
+                break
+        end = disturb_sample()
+        warmup = len(seconds) > 1
+        timed = seconds[1:] if warmup else seconds
+        self.compute_s = min(timed)
+        self.phases["compute"] = self.compute_s
+        self.timing = {"min_time_s": min_time, "iterations": len(seconds), "warmup": warmup,
+                       "timed_iterations": len(timed), "timed_s": sum(timed), "fastest_s": self.compute_s,
+                       "mean_s": sum(timed) / len(timed), "reset_s": resets, "seconds": seconds}
+        self.disturbance = disturbance(after_first if warmup else before, end)
+        if len(seconds) > 1:
+            differ = sum(1 for d in digests if d != digests[0])
+            self.check("iterations-identical", differ == 0, float(differ), 0.0)
+
+    # -------------------------------------------------------------- verify
+    def check(self, name, passed, value, bound):
+        self.checks.append({"name": name, "passed": bool(passed), "value": float(value), "bound": float(bound)})
+
+    def verify(self):
+        """stencil_physics_shallow_water.c's invariants, the same bounds."""
+        np = self.np
+        a = self.answer()
+        h, u, v = a["h"], a["u"], a["v"]
+        finite = bool(np.all(np.isfinite(h)) and np.all(np.isfinite(u)) and np.all(np.isfinite(v)))
+        self.check("finite", finite, 0.0 if finite else 1.0, 0.0)
+        mass = c_order_sum(np, h)
+        drift = abs(mass - self.mass0) / self.mass0
+        self.check("mass-conservation", drift <= MASS_BOUND, drift if math.isfinite(drift) else 1.0, MASS_BOUND)
+        vmax = float(np.max(np.maximum(np.abs(u), np.abs(v)))) if finite else float("nan")
+        change = float(np.max(np.abs(h - self.initial["h"]))) if finite else float("nan")
+        if self.values["init"] == "rest":
+            worst = max(vmax, change) if finite else 1.0
+            self.check("rest-stays-at-rest", worst == 0.0, worst, 0.0)
+        if self.values["init"] == "geostrophic":
+            rel = change / (self.values["amplitude"] * 100.0) if finite else 1.0
+            self.check("geostrophic-steady", rel <= GEOSTROPHIC_BOUND, rel, GEOSTROPHIC_BOUND)
+
+    # -------------------------------------------------------------- output
+    def write_output(self, path):
+        import h5py
+        np = self.np
+        t0 = now()
+        try:
+            with h5py.File(path, "w") as f:
+                provenance = {"app": APP, "variant": self.variant, "backend": self.backend, "size": self.c["size"],
+                              "scaling": self.values["scaling"], "case": self.c["case"] or "",
+                              "git_revision": self.git, "compiler": self.compiler_text, "flags": self.flags_text,
+                              "build_type": "gt4py-jit", "date": utc_now(), "command": " ".join(self.argv)}
+                for k, s in provenance.items():
+                    attr_string(h5py, f, k, s)
+                for k, v in (("ranks", 1), ("threads", self.threads), ("steps", self.c["nt"])):
+                    f.attrs.create(k, np.int64(v), dtype=np.int64)
+                for k, a in self.answer().items():
+                    f.create_dataset(k, data=a.astype(np.float64))
+        except OSError as e:
+            raise Refusal(f"writing the answer file '{path}' failed: {e}", system_errno(e))
+        self.phases["io"] += now() - t0
+
+    def record(self):
+        c = self.c
+        worst = max([ch["value"] for ch in self.checks] + [0.0])
+        status = "none" if not self.checks else "fail" if not all(ch["passed"] for ch in self.checks) else "pass"
+        cells = c["nx"] * c["ny"]
+        problem = {"nx": {"global": c["nx"], "per_rank": c["nx"]}, "ny": {"global": c["ny"], "per_rank": c["ny"]}}
+        ran = self.variant != "build"
+        step_s = self.compute_s / c["nt"] if ran and c["nt"] else 0.0
+        app_data = {
+            "mode": self.variant, "program": "shallow-water", "gt_backend": self.gt_backend,
+            "stencil_calls": len(self.S.CALLS), "stencils": len({d.__name__ for _, d, *_ in self.S.CALLS}),
+            "step_s": step_s, "stencil_build_s": self.stencil_build_s,
+            "layout": "1x1", "init": self.values["init"], "dt": self.args["dt"], "versions": self.versions,
+            "gt_cache": os.environ.get("GT_CACHE_ROOT"), "peak_rss_bytes":
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0,
+        }
+        if self.variant != "python":
+            app_data.update({"cache": self.cache, "program_folder": self.program_folder(), "built": self.built,
+                             "build_seconds": self.program_build_s, "load_seconds": self.load_s,
+                             "dace_flags": self.dace_flags})
+            if self.built:
+                app_data["sdfg_parse_seconds"] = self.sdfg_parse_s
+        fom = cells * c["nt"] / self.compute_s if ran and self.compute_s > 0 else 0.0
+        phases = {k: {"max": v, "min": v, "mean": v} for k, v in self.phases.items()}
+        rec = {
+            "schema": "mapp-result/1", "app": APP, "peer_of": "stencil", "baseline_tolerance": BASELINE_TOLERANCE,
+            # the mini-app's variant this mode stands beside: stencils called one by one from
+            # Python beside the app's eager calls, DaCe's modes beside the app's of the same name
+            "peer_variant": "eager" if self.variant == "python" else self.variant,
+            "variant": self.variant, "backend": self.backend,
+            "size": c["size"], "scaling": self.values["scaling"], "case": c["case"], "ranks": 1,
+            "threads": self.threads, "gpus": 0, "steps": c["nt"], "problem": problem, "phases": phases,
+            "wall_s": now() - self.start, "fom": {"name": "cell-updates/s", "value": fom}, "bytes_moved": None,
+            "verification": {"status": status, "worst_error": worst, "checks": self.checks},
+            "output": self.values["output"], "host": socket.gethostname(), "compiler": self.compiler_text,
+            "flags": self.flags_text, "build_type": "gt4py-jit", "git_revision": self.git, "time": self.when,
+            "command": " ".join(self.argv), "app_data": app_data, "machine": machine_json(),
+        }
+        if self.timing:
+            rec["timing"] = self.timing
+            rec["disturbance"] = self.disturbance
+        return rec
+
+    def run(self):
+        self.when = utc_now()
+        out = self.values["output"]
+        if out:
+            check_writable(out)
+        t0 = now()
+        self.setup()
+        self.git = git_revision()
+        self.compiler_text = (f"CPython {self.versions['python']}; gt4py {self.versions['gt4py']}"
+                              + (f"; dace {self.versions['dace']}" if "dace" in self.versions else "")
+                              + f"; {compiler_version()} ({self.gt_backend})")
+        self.flags_text = (f"DaCe: {self.dace_flags}" if self.dace else
+                           f"GT4Py's -O3 + GT4PY_EXTRA_COMPILE_ARGS='{self.gt_flags}'")
+        self.phases["setup"] = now() - t0
+        if self.variant != "build":
+            self.compute()
+            self.verify()
+        if out:
+            self.write_output(out)
+        rec = self.record()
+        if self.values["result"]:
+            try:
+                with open(self.values["result"], "w") as f:
+                    f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            except OSError as e:
+                raise Refusal(f"cannot write result record '{self.values['result']}': {e.strerror or e}",
+                              system_errno(e))
+        if not self.values["quiet"]:
+            c = self.c
+            if self.variant == "build":
+                print(f"{APP} build/{self.backend} {c['size']}: built the orchestrated step in "
+                      f"{self.program_build_s:.4g} s (stencils {self.stencil_build_s:.4g} s) into "
+                      f"{self.program_folder()}")
+            else:
+                print(f"{APP} {self.variant}/{self.backend} n=1 t={self.threads} {c['size']}: "
+                      f"{rec['fom']['value']:.4g} cell-updates/s, compute {self.compute_s:.4g} s "
+                      f"({rec['app_data']['step_s'] * 1e6:.4g} us/step, {self.gt_backend}), wall {rec['wall_s']:.4g} s,"
+                      f" verify {rec['verification']['status']}")
+                t = self.timing
+                if t["iterations"] > 1:
+                    print(f"  timed phase run {t['iterations']} times (--min-time {t['min_time_s']:g} s): the figure "
+                          f"is the fastest of the last {t['timed_iterations']} ({t['fastest_s']:.4g} s), their mean "
+                          f"{t['mean_s']:.4g} s, {t['timed_s']:.4g} s in all")
+            sys.stdout.flush()
+            for w in rec["machine"]["warnings"]:
+                print(f"{PROG}: warning: {w}", file=sys.stderr)
+        return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
+
+
+def attr_string(h5py, obj, name, text):
+    """A fixed-length, null-terminated ASCII attribute, as libmapp writes them."""
+    import numpy as np
+    data = text.encode("ascii", "replace")
+    tid = h5py.h5t.C_S1.copy()
+    tid.set_size(len(data) + 1)
+    tid.set_strpad(h5py.h5t.STR_NULLTERM)
+    space = h5py.h5s.create(h5py.h5s.SCALAR)
+    aid = h5py.h5a.create(obj.id, name.encode(), tid, space)
+    aid.write(np.array(data, dtype=f"S{len(data) + 1}"), mtype=tid)
+
+
+def system_errno(e):
+    import errno
+    return EXIT_SYSTEM if getattr(e, "errno", None) in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG) \
+        else EXIT_INPUT
+
+
+def check_writable(path):
+    """Refuse an answer file that cannot be created before compiling for minutes."""
+    if os.path.isdir(path):
+        raise Refusal(f"--output {path} is a folder, not a file")
+    parent = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(parent):
+        raise Refusal(f"--output {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise Refusal(f"--output {path}: not writable")
+
+
+def mem_available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def main(argv):
+    prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
+    try:
+        parsed = parse_line(argv)
+        if parsed is None:
+            return 0
+        values, given = parsed
+        if values["list"]:
+            if launcher_rank() == 0:
+                print(json.dumps(list_json(), separators=(",", ":")))
+            return 0
+        refuse_unhonoured(values, given)
+        config = make_config(values, given)
+        if values["print-case"]:
+            print(f"case={config['case'] or 'none'} size={config['size']}")
+            return 0
+        ranks = launcher_size()
+        if ranks > 1:
+            if launcher_rank() != 0:
+                return EXIT_INPUT
+            raise Refusal(f"{ranks} MPI ranks: the GT4Py peer runs on one rank (Pace's halo exchange over MPI is "
+                          "not reproduced here); run it without a launcher")
+        return Peer(values, config, [prog_path] + list(argv)).run()
+    except Refusal as e:
+        sys.stdout.flush()
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return e.code
+    except MemoryError:
+        print(f"{PROG}: error: out of memory", file=sys.stderr)
+        return EXIT_SYSTEM
+    except BrokenPipeError:  # a reader that stopped early (--help | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # GT4Py's or DaCe's (a compiler missing, a failed compile): one line
+        if os.environ.get("MAPP_DEBUG", "") not in ("", "0"):
+            import traceback
+            traceback.print_exc()
+        first = (str(e).strip().splitlines() or [""])[0]
+        print(f"{PROG}: error: {type(e).__name__}: {first}", file=sys.stderr)
+        return EXIT_SYSTEM
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

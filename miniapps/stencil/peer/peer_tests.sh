@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# ctest cases of the GT4Py peer (stencil.peer.*):
+#   peer_tests.sh CASE LAUNCHER WORKDIR BUILD_VENV SOURCE_VENV
+# The venv is the launcher's ($MAPP_PEERS_VENV, else BUILD_VENV, else
+# SOURCE_VENV); without it every case but no_venv skips (exit 77) saying so.
+# GT4Py's and DaCe's caches are the launcher's (the build's
+# peers-cache/stencil-gt4py): a cold first run compiles the 25 stencils for
+# each GT backend (minutes on 2 cores), later runs load them (seconds).
+# Needs MAPP_SOURCE_DIR and MAPP_BIN_DIR (mapp_add_test sets them).
+set -u
+case_=${1:?CASE}
+exe=${2:?LAUNCHER}
+work=${3:?WORKDIR}
+build_venv=${4:?BUILD_VENV}
+source_venv=${5:?SOURCE_VENV}
+src=${MAPP_SOURCE_DIR:?}
+bin=${MAPP_BIN_DIR:?}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# BAD_INPUT ARGS...: exit 2 and exactly one line on stderr.
+refused() {
+  local rc lines
+  "$exe" "$@" >out.txt 2>err.txt
+  rc=$?
+  lines=$(grep -c '' err.txt)
+  echo "mapp-stencil-gt4py $*: exit $rc, stderr: $(cat err.txt)"
+  [ "$rc" -eq 2 ] || fail "exit $rc, expected 2"
+  [ "$lines" -eq 1 ] || fail "$lines lines on stderr, expected 1"
+}
+
+if [ "$case_" = no_venv ]; then
+  MAPP_PEERS_VENV=/nonexistent refused --size tiny
+  grep -q 'ci/peer-venv.sh' err.txt || fail "the line does not name ci/peer-venv.sh"
+  grep -q '/nonexistent' err.txt || fail "the line does not name the venv path"
+  exit 0
+fi
+
+venv=${MAPP_PEERS_VENV:-}
+if [ -z "$venv" ]; then
+  if [ -x "$build_venv/bin/python" ]; then venv=$build_venv; else venv=$source_venv; fi
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  echo "SKIP: no peers venv at $venv (ci/peer-venv.sh makes it; ci/test.sh runs it)"
+  exit 77
+fi
+py=$venv/bin/python
+if ! "$py" -c 'import gt4py, dace' 2>/dev/null; then
+  echo "SKIP: the peers venv at $venv has no gt4py/dace (ci/peer-venv.sh installs miniapps/stencil/peer/requirements.txt)"
+  exit 77
+fi
+
+# answer CASE ARGS...: the peer's tiny answer against the mini-app's
+# baseline at the stated tolerance (rel-max 1e-12: the same arithmetic, the
+# measured difference 0), and its record.
+answer() {
+  local variant=$1; shift
+  start=$(date +%s%N)
+  "$exe" --size tiny --variant "$variant" "$@" --output peer.h5 --result peer.json \
+    || fail "the peer's tiny $variant run exited $?"
+  end=$(date +%s%N)
+  echo "peer tiny $variant run: $(( (end - start) / 1000000 )) ms"
+  "$py" - peer.json "$variant" <<'PY' || fail "record"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert r["app"] == "stencil-gt4py" and r["peer_of"] == "stencil" and r["variant"] == sys.argv[2], r
+assert r["case"] == "tiny" and r["steps"] == 20, r
+assert r["baseline_tolerance"] == {"model": "rel-max", "bound": 1e-12}, r["baseline_tolerance"]
+assert r["verification"]["status"] == "pass", r["verification"]
+assert {c["name"] for c in r["verification"]["checks"]} >= {"finite", "mass-conservation"}
+assert r["fom"]["name"] == "cell-updates/s" and r["fom"]["value"] > 0
+assert r["app_data"]["stencil_calls"] == 27 and r["app_data"]["step_s"] > 0
+print("record:", r["app_data"]["gt_backend"], "step_s", r["app_data"]["step_s"],
+      "stencil_build_s", r["app_data"]["stencil_build_s"], "build_s", r["app_data"].get("build_seconds"),
+      "load_s", r["app_data"].get("load_seconds"))
+PY
+  "$bin/mapp" check "$src/baselines/stencil/tiny.h5" peer.h5 --model rel-max --bound 1e-12 \
+    || fail "mapp check: the peer's answer is not the mini-app's baseline's within 1e-12 of each field's maximum"
+}
+
+case $case_ in
+  answer_tiny)
+    # GT4Py's numpy backend: the same stencils and the same answer bit for
+    # bit as the compiled gt:cpu_* backends, without the minutes their cold
+    # compile of 25 stencils takes (the sweep harness/sweeps/stencil-peer.yaml
+    # runs those).
+    answer python --gt-backend numpy
+    # Other physics fails it: another Courant number (the same shapes).
+    "$exe" --size tiny --gt-backend numpy --cfl 0.31 --output other.h5 >/dev/null || fail "the peer at --cfl 0.31"
+    "$bin/mapp" check "$src/baselines/stencil/tiny.h5" other.h5 --model rel-max --bound 1e-12 >other.txt
+    [ $? -eq 1 ] || fail "another time step passed: $(cat other.txt)"
+    echo "another time step: $(grep -c ' FAIL (' other.txt) of 3 fields FAIL"
+    ;;
+  answer_tiny_orchestrated)
+    # build, then run from DaCe's cache, then build-and-run: each the baseline's answer.
+    cache=$work/dacecache
+    "$exe" --size tiny --variant build --cache "$cache" --result build.json || fail "build exited $?"
+    [ -d "$cache/mapp_stencil_gt4py_step/build" ] || fail "no program in $cache after build"
+    answer run --cache "$cache"
+    answer build-and-run --cache "$cache"
+    refused --size tiny --variant run --cache "$work/no-such-cache"
+    ;;
+  harness)
+    # mapp run checks the peer against baselines/stencil/tiny.h5 at the
+    # tolerance its record states (baseline_tolerance): pass.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    "$bin/mapp" run stencil-gt4py --size tiny --variant python --out results -- --gt-backend numpy >run.txt 2>&1 \
+      || fail "mapp run: $(cat run.txt)"
+    cat run.txt
+    row=$(grep '^stencil-gt4py ' run.txt) || fail "no row for the peer"
+    [ "$(echo "$row" | awk '{print $9, $10}')" = "pass pass" ] || fail "verify/baseline not pass/pass: $row"
+    ;;
+  list)
+    "$exe" --list >list.json || fail "--list exited $?"
+    "$py" - list.json <<'PY' || fail "--list"
+import json, sys
+l = json.load(open(sys.argv[1]))
+assert l["app"] == "stencil-gt4py" and l["baselines"] == "stencil" and l["peer_of"] == "stencil", l
+assert [v["name"] for v in l["variants"]] == ["python", "build", "build-and-run", "run"]
+assert [v["alone"] for v in l["variants"]] == [True, False, True, False]
+assert [b["name"] for b in l["variants"][0]["backends"]] == ["serial", "omp"]
+PY
+    [ "$("$exe" --size tiny --print-case)" = "case=tiny size=tiny" ] || fail "--print-case at tiny"
+    [ "$("$exe" --size tiny --steps 20 --print-case)" = "case=tiny size=tiny" ] || fail "--print-case --steps 20"
+    [ "$("$exe" --size tiny --cfl 0.2 --print-case)" = "case=none size=tiny" ] || fail "--print-case --cfl"
+    [ "$("$exe" --size small --nx 100 --print-case)" = "case=none size=custom" ] || fail "--print-case --nx"
+    "$exe" --help | grep -q -- '--gt-backend' || fail "--help lists no --gt-backend"
+    ;;
+  bad_flag) refused --size tiny --no-such-flag ;;
+  bad_backend) refused --size tiny --backend cuda ;;
+  bad_gt_backend) refused --size tiny --variant build-and-run --gt-backend gt:cpu_ifirst ;;
+  bad_program) refused --size tiny --program vertical ;;
+  bad_debug) refused --size tiny --check nan ;;
+  bad_build_output) refused --size tiny --variant build --output x.h5 ;;
+  bad_ranks) OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 refused --size tiny ;;
+  *) echo "unknown case $case_" >&2; exit 2 ;;
+esac
+exit 0
