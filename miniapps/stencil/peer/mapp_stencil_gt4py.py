@@ -33,7 +33,13 @@ import resource
 import socket
 import subprocess
 import sys
-import time
+
+# The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
+from mapp_peer import (  # noqa: E402
+    ANSWER, CHOICE, DOUBLE, EXIT_INPUT, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, NOTHING, SIZE, STRING, Refusal,
+    attr_string, disturb_sample, disturbance, git_revision, launcher_rank, launcher_size, machine_json,
+    mem_available, now, parse_value, system_errno, utc_now)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -52,23 +58,10 @@ SUMMARY = ("The stencil mini-app's shallow-water step (27 stencil calls) in GT4P
            "Answers are checked against baselines/stencil/. --mode is --variant. Caches: GT4Py's in\n"
            "$GT_CACHE_ROOT, DaCe's in --cache.")
 
-EXIT_VERIFY, EXIT_INPUT, EXIT_SYSTEM = 1, 2, 3
 
 GT_BACKENDS = "gt:cpu_ifirst|gt:cpu_kfirst|dace:cpu|numpy"
 DEFAULT_GT_BACKEND = "gt:cpu_ifirst"
 VARIANTS = ["python", "build", "build-and-run", "run"]
-
-
-class Refusal(Exception):
-    """Bad input or a system failure: one line on stderr and its exit code."""
-
-    def __init__(self, message, code=EXIT_INPUT):
-        super().__init__(message)
-        self.code = code
-
-
-def now():
-    return time.perf_counter()
 
 
 # ------------------------------------------------------------------ options
@@ -77,8 +70,6 @@ def now():
 PRESETS = {"tiny": (24, 24, 20, 8), "small": (96, 96, 50, 20), "medium": (384, 384, 20, 40),
            "large": (1024, 1024, 10, 80)}
 
-LONG, DOUBLE, STRING, CHOICE, FLAG = "N", "X", "VALUE", "choice", "flag"
-NOTHING, ANSWER, SIZE = 0, 1, 2
 
 
 def opt(name, kind, help, default=None, lo=None, hi=None, choices=None, default_text=None, changes=NOTHING,
@@ -156,48 +147,6 @@ def print_help():
     print(f"  {'--help':<34} print this help and exit")
 
 
-def parse_long(o, text):
-    try:
-        if not text or text.strip() != text or not text.lstrip("+-").isdigit():
-            raise ValueError
-        v = int(text, 10)
-        if not -(1 << 63) <= v < (1 << 63):
-            raise ValueError
-    except ValueError:
-        raise Refusal(f"--{o['name']}: expected an integer, got '{text}'")
-    if v < o["lo"] or v > o["hi"]:
-        raise Refusal(f"--{o['name']}: {v} is outside [{o['lo']}, {o['hi']}]")
-    return v
-
-
-def parse_double(o, text):
-    try:
-        if not text or text.strip() != text:
-            raise ValueError
-        v = float(text)
-        if not math.isfinite(v):
-            raise ValueError
-    except ValueError:
-        raise Refusal(f"--{o['name']}: expected a finite number, got '{text}'")
-    if v < o["lo"] or v > o["hi"]:
-        raise Refusal(f"--{o['name']}: {v:g} is outside [{o['lo']:g}, {o['hi']:g}]")
-    return v
-
-
-def parse_value(o, text):
-    if o["kind"] == LONG:
-        return parse_long(o, text)
-    if o["kind"] == DOUBLE:
-        return parse_double(o, text)
-    if o["kind"] == STRING:
-        if text == "":
-            raise Refusal(f"--{o['name']}: empty value")
-        return text
-    if text not in o["choices"].split("|"):
-        raise Refusal(f"--{o['name']}: unknown value '{text}' (choose one of {o['choices']})")
-    return text
-
-
 def parse_line(argv):
     """(values, given) as the mini-app's parser (mapp_cli.c) reads a line;
     None when --help was printed."""
@@ -271,25 +220,6 @@ def refuse_unhonoured(values, given):
         raise Refusal("--output with --variant build: a build runs no step, so it has no answer to write")
     if variant == "build" and values["min-time"] > 0:
         raise Refusal("--min-time with --variant build: a build runs no step, so there is nothing to time")
-
-
-def launcher_env(names):
-    for n in names:
-        v = os.environ.get(n, "")
-        if v.strip():
-            try:
-                return int(v)
-            except ValueError:
-                pass
-    return None
-
-
-def launcher_rank():
-    return launcher_env(["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"]) or 0
-
-
-def launcher_size():
-    return launcher_env(["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]) or 1
 
 
 def dims_create(n):
@@ -390,120 +320,6 @@ def c_order_sum(np, a):
 
 
 # ------------------------------------------------------------------ machine
-
-def read_first_line(path):
-    try:
-        with open(path) as f:
-            return f.readline().rstrip("\n")
-    except OSError:
-        return None
-
-
-def cpuinfo(key):
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k.strip() == key:
-                    return v.strip()
-    except OSError:
-        pass
-    return None
-
-
-def machine_json():
-    gov = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-    smt = read_first_line("/sys/devices/system/cpu/smt/active")
-    thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled")
-    if thp and "[" in thp:
-        thp = thp.split("[", 1)[1].split("]", 1)[0]
-    boost = None
-    b = read_first_line("/sys/devices/system/cpu/cpufreq/boost")
-    if b is not None:
-        boost = b.strip() != "0"
-    else:
-        b = read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo")
-        boost = None if b is None else b.strip() == "0"
-    hyper = read_first_line("/sys/hypervisor/type")
-    if not hyper and " hypervisor" in (cpuinfo("flags") or ""):
-        hyper = read_first_line("/sys/class/dmi/id/sys_vendor") or "unknown"
-    mhz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq")
-    mhz = float(mhz) / 1e3 if mhz else float(cpuinfo("cpu MHz") or 0.0)
-    warnings = []
-    if gov and gov != "performance":
-        warnings.append(f"CPU frequency scaling is on (governor '{gov}'): the clock moves with load, and "
-                        "real-time figures with it")
-    if boost:
-        warnings.append("CPU boost (turbo) is on: the clock depends on load and temperature")
-    if hyper:
-        warnings.append(f"a virtual machine ({hyper}): the hypervisor may steal CPU time; each record says how "
-                        "much it stole while timed")
-    if thp == "always":
-        warnings.append("transparent huge pages 'always': page faults and compaction vary from run to run")
-    return {"cpu_model": cpuinfo("model name"), "cpus": os.cpu_count(), "mhz": mhz, "governor": gov,
-            "boost": boost, "smt": None if smt is None else smt.strip() != "0", "hypervisor": hyper,
-            "kernel": os.uname().release, "transparent_hugepages": thp, "warnings": warnings}
-
-
-def disturb_sample():
-    """What libmapp's mapp_disturb_sample_take reads: load, CPU ticks and
-    steal, this process's threads' run delay and migrations, involuntary
-    switches."""
-    s = {"when": now(), "load": -1.0, "ticks": (-1, -1), "on_cpu": 0, "waiting": 0, "migrations": 0,
-         "involuntary": resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw}
-    try:
-        s["load"] = float(read_first_line("/proc/loadavg").split()[0])
-        v = [int(x) for x in read_first_line("/proc/stat").split()[1:9]]
-        s["ticks"] = (sum(v), v[7])
-    except (AttributeError, ValueError, IndexError):
-        pass
-    try:
-        for tid in os.listdir("/proc/self/task"):
-            st = read_first_line(f"/proc/self/task/{tid}/schedstat")
-            if st:
-                on, wait = st.split()[:2]
-                s["on_cpu"] += int(on)
-                s["waiting"] += int(wait)
-            try:
-                with open(f"/proc/self/task/{tid}/sched") as f:
-                    for line in f:
-                        if line.startswith("se.nr_migrations"):
-                            s["migrations"] += int(line.split(":")[1])
-            except OSError:
-                pass
-    except OSError:
-        pass
-    return s
-
-
-def disturbance(a, b):
-    all_ticks, stolen = b["ticks"][0] - a["ticks"][0], b["ticks"][1] - a["ticks"][1]
-    known = a["ticks"][0] >= 0 and b["ticks"][0] >= 0
-    on, waiting = b["on_cpu"] - a["on_cpu"], b["waiting"] - a["waiting"]
-    return {"interval_s": b["when"] - a["when"],
-            "steal_fraction": (stolen / all_ticks if all_ticks > 0 else 0.0) if known else None,
-            "steal_ticks": stolen if known else 0, "cpu_ticks": all_ticks if known else 0,
-            "run_delay_fraction": waiting / (on + waiting) if on + waiting > 0 else 0.0,
-            "run_delay_s": 1e-9 * waiting if waiting > 0 else 0.0,
-            "involuntary_switches": b["involuntary"] - a["involuntary"],
-            "migrations": b["migrations"] - a["migrations"],
-            "load_before": a["load"] if a["load"] >= 0 else None, "load_after": b["load"] if b["load"] >= 0 else None}
-
-
-def git_revision():
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        out = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty", "--abbrev=12"],
-                             capture_output=True, text=True, timeout=20)
-        rev = out.stdout.strip()
-        return rev if out.returncode == 0 and rev else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def utc_now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
 
 def compiler_version():
     try:
@@ -943,24 +759,6 @@ class Peer:
         return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
 
 
-def attr_string(h5py, obj, name, text):
-    """A fixed-length, null-terminated ASCII attribute, as libmapp writes them."""
-    import numpy as np
-    data = text.encode("ascii", "replace")
-    tid = h5py.h5t.C_S1.copy()
-    tid.set_size(len(data) + 1)
-    tid.set_strpad(h5py.h5t.STR_NULLTERM)
-    space = h5py.h5s.create(h5py.h5s.SCALAR)
-    aid = h5py.h5a.create(obj.id, name.encode(), tid, space)
-    aid.write(np.array(data, dtype=f"S{len(data) + 1}"), mtype=tid)
-
-
-def system_errno(e):
-    import errno
-    return EXIT_SYSTEM if getattr(e, "errno", None) in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG) \
-        else EXIT_INPUT
-
-
 def check_writable(path):
     """Refuse an answer file that cannot be created before compiling for minutes."""
     if os.path.isdir(path):
@@ -970,17 +768,6 @@ def check_writable(path):
         raise Refusal(f"--output {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise Refusal(f"--output {path}: not writable")
-
-
-def mem_available():
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def main(argv):
