@@ -224,6 +224,7 @@ probe_app_specific() {
     probe "mapp-stencil-gt4py --mode run without a cache" -- "$g" --size tiny --mode run --cache "$SCRATCH/no-dace-cache"
     probe "mapp-stencil-gt4py --cache with --variant python" -- "$g" --size tiny --cache "$SCRATCH/c"
     probe "mapp-stencil-gt4py --mode build --output" -- "$g" --size tiny --mode build --output x.h5
+    probe "mapp-stencil-gt4py python on 2 OpenMP threads (a race)" -- "$g" --size tiny --backend omp --threads 2
     probe "mapp-stencil-gt4py --scaling strong --weak-ranks 2" -- "$g" --size tiny --weak-ranks 2
     [ -n "$MPIEXEC" ] && probe "mapp-stencil-gt4py -np 2 (one rank)" -- "$MPIEXEC" -np 2 "$g" --size tiny
   fi

@@ -133,6 +133,7 @@ PY
   bad_program) refused --size tiny --program vertical ;;
   bad_debug) refused --size tiny --check nan ;;
   bad_build_output) refused --size tiny --variant build --output x.h5 ;;
+  bad_threads) refused --size tiny --backend omp --threads 2 ;;
   bad_ranks) OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 refused --size tiny ;;
   *) echo "unknown case $case_" >&2; exit 2 ;;
 esac
