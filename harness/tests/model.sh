@@ -32,7 +32,7 @@ with open(out + "/results.jsonl", "w") as fh:
                 "fom": {"name": "cell-updates/s", "value": 12000.0 * p / t}}) + "\n")
 PY
 }
-# leading DIR: the leading term of the series' timed-phase model
+# leading DIR: its series' timed-phase model's leading term
 leading() { python3 -c "import json,sys; m=[x for x in json.load(open(sys.argv[1]))['models'] if x['callpath']=='timed']; print(m[0]['leading'])" "$1/models.json"; }
 
 synth lin linear

@@ -4,7 +4,7 @@
  * harness/analysis/extrap_fit.py, in the Python venv ci/analysis-venv.sh
  * makes, and keeps them in RESULTS/models.json, which `mapp plot` (a line
  * through each series' points, on to the largest rank count predicted) and
- * `mapp report` (the leading term under the scaling figures) read. */
+ * `mapp report` (each model's leading term under the scaling figures) read. */
 #ifndef HARNESS_MODEL_H
 #define HARNESS_MODEL_H
 
