@@ -1,6 +1,7 @@
 /* mapp export RESULTS --format caliper-json|extrap --out DIR: the records
  * in the formats of the HPC analysis stack (export.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "gnuplot.h"
 #include "jsonutil.h"
 #include "mapp_error.h"
 
@@ -128,14 +129,13 @@ static int profile_of(const json_t *record, json_t **profile) {
 }
 
 /* A file name from the record's key ("heat|mpi|serial|n1|..." ->
- * "heat-mpi-serial-n1-....json"), else its position; unique in dir. */
+ * "heat_mpi_serial_n1_....json"), else its position; unique in dir. */
 static char *profile_path(const char *dir, const json_t *record, size_t index) {
   const char *key = json_string_value(json_object_get(record, "key"));
-  char stem[200];
-  if (key) snprintf(stem, sizeof stem, "%s", key);
-  else snprintf(stem, sizeof stem, "record-%zu", index);
-  for (char *c = stem; *c; ++c)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=-", *c)) *c = '-';
+  char name[200], stem[200];
+  if (key) snprintf(name, sizeof name, "%s", key);
+  else snprintf(name, sizeof name, "record-%zu", index);
+  plot_file_stem(name, stem, sizeof stem);
   char *path = str_printf("%s/%s.json", dir, stem);
   for (int n = 2; path && path_exists(path); ++n) {
     free(path);
@@ -294,9 +294,7 @@ static int write_extrap_file(const char *path, const char *name, const json_t *p
 
 static char *extrap_path(const char *dir, const char *name) {
   char stem[200];
-  snprintf(stem, sizeof stem, "%s", name);
-  for (char *c = stem; *c; ++c)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=-", *c)) *c = '-';
+  plot_file_stem(name, stem, sizeof stem);
   return str_printf("%s/%s.txt", dir, stem);
 }
 

@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "mapp_error.h"
 #include "mapp_record.h"
+#include "export.h"
 #include "model.h"
 #include "plotdata.h"
 #include "results.h"
@@ -165,11 +166,10 @@ static const scaling_model *series_model(const render_context *ctx, const plot_s
   if (!ctx->models->count || !s->first || s->npoints == 0 ||
       (set->kind != PLOT_WEAK_EFFICIENCY && set->kind != PLOT_STRONG_SPEEDUP))
     return NULL;
-  const result_group *g = s->first;
-  char name[512];
-  snprintf(name, sizeof name, "%s %s/%s %s %s t%ld%s%s", g->app, g->variant, g->backend, g->size, g->scaling,
-           g->threads, g->setting[0] ? " " : "", g->setting);
-  return model_find(ctx->models, name, "timed");
+  char *name = s->first->timed ? export_series_name(s->first->records[0]) : NULL;
+  const scaling_model *m = name ? model_find(ctx->models, name, "timed") : NULL;
+  free(name);
+  return m;
 }
 
 /* Each modelled series as a dotted line in its colour, T(n0)/T(x) of the

@@ -7,45 +7,7 @@
 # peers-cache/stencil-gt4py): a cold first run compiles the 25 stencils for
 # each GT backend (minutes on 2 cores), later runs load them (seconds).
 # Needs MAPP_SOURCE_DIR and MAPP_BIN_DIR (mapp_add_test sets them).
-set -u
-case_=${1:?CASE}
-exe=${2:?LAUNCHER}
-work=${3:?WORKDIR}
-build_venv=${4:?BUILD_VENV}
-source_venv=${5:?SOURCE_VENV}
-src=${MAPP_SOURCE_DIR:?}
-bin=${MAPP_BIN_DIR:?}
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-# BAD_INPUT ARGS...: exit 2 and exactly one line on stderr.
-refused() {
-  local rc lines
-  "$exe" "$@" >out.txt 2>err.txt
-  rc=$?
-  lines=$(grep -c '' err.txt)
-  echo "mapp-stencil-gt4py $*: exit $rc, stderr: $(cat err.txt)"
-  [ "$rc" -eq 2 ] || fail "exit $rc, expected 2"
-  [ "$lines" -eq 1 ] || fail "$lines lines on stderr, expected 1"
-}
-
-if [ "$case_" = no_venv ]; then
-  MAPP_PEERS_VENV=/nonexistent refused --size tiny
-  grep -q 'ci/peer-venv.sh' err.txt || fail "the line does not name ci/peer-venv.sh"
-  grep -q '/nonexistent' err.txt || fail "the line does not name the venv path"
-  exit 0
-fi
-
-venv=${MAPP_PEERS_VENV:-}
-if [ -z "$venv" ]; then
-  if [ -x "$build_venv/bin/python" ]; then venv=$build_venv; else venv=$source_venv; fi
-fi
-if [ ! -x "$venv/bin/python" ]; then
-  echo "SKIP: no peers venv at $venv (ci/peer-venv.sh makes it; ci/test.sh runs it)"
-  exit 77
-fi
-py=$venv/bin/python
+. "$(dirname "$0")/../../common/peer/peer_tests_lib.sh" "$@"
 if ! "$py" -c 'import gt4py, dace' 2>/dev/null; then
   echo "SKIP: the peers venv at $venv has no gt4py/dace (ci/peer-venv.sh installs miniapps/stencil/peer/requirements.txt)"
   exit 77
