@@ -58,11 +58,13 @@ expect_exit 0 "$MAPP" model quad
 [ "$(leading quad)" != p ] || fail "records following 1 + 0.01 p^2 still read as linear"
 echo "1 + 0.01 p^2 reads as $(leading quad), not p"
 
-# the figures draw the model, the report names its term
+# the figures draw the model, the report names its term and the phase
+# that carries it (the synthetic records' time is all compute)
 expect_exit 0 "$MAPP" plot lin
 grep -q "model (Extra-P)" lin/plots/heat-weak-efficiency.gp || fail "the weak-efficiency figure draws no model"
 expect_exit 0 "$MAPP" report lin
 grep -q "mpi/serial tiny weak t1 grows as p" lin/report.md || fail "the report does not name the model's leading term"
+grep -q "grows as p ([^)]*), driven by compute (as p:" lin/report.md || fail "the report does not name the phase that grows"
 
 # refusals: one line on stderr, exit 2
 refused() { # WHAT CMD...: exit 2 with one error line containing WHAT

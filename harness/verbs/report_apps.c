@@ -79,23 +79,57 @@ static void write_figure(doc *d, const char *app, const char *slug, const strv *
   }
 }
 
+/* The phase's name without the tree's root: "main->communication" reads
+ * "communication". */
+static const char *phase_name(const scaling_model *m) {
+  const char *arrow = strrchr(m->callpath, '>');
+  return arrow ? arrow + 1 : m->callpath;
+}
+
+/* The phase of `series` inside its timed loop (not setup, not the answer's
+ * io) that carries its timed model's shape out to p1 ranks: for a series
+ * that grows, the one whose model grows most from 1 rank to p1; for one
+ * that levels off, the one that holds the most time at p1. NULL when no
+ * such phase is modelled. */
+static const scaling_model *leading_phase(const model_set *models, const char *series, bool flat, double p1) {
+  const scaling_model *best = NULL;
+  double best_value = 0.0;
+  for (size_t i = 0; i < models->count; ++i) {
+    const scaling_model *m = &models->items[i];
+    if (strcmp(m->series, series) || !strcmp(m->callpath, "timed")) continue;
+    if (!strcmp(phase_name(m), "setup") || !strcmp(phase_name(m), "io")) continue;
+    double value = flat ? model_eval(m, p1) : model_eval(m, p1) - model_eval(m, 1.0);
+    if (isfinite(value) && value > best_value) best = m, best_value = value;
+  }
+  return best;
+}
+
 /* Under the scaling figures, one line: how each modelled series' timed
- * phase grows with the ranks (its Extra-P model's leading term). */
+ * phase grows with the ranks (its Extra-P model's leading term), and which
+ * of the timed loop's phases drives that growth (or, where it levels off, holds
+ * the time) at the largest rank count the models are drawn to. */
 static void write_model_line(doc *d, const char *app, const model_set *models) {
   size_t n = strlen(app), count = 0;
-  char line[2048];
+  char line[4096];
   int used = snprintf(line, sizeof line, "Scaling models (Extra-P, `mapp model`%s): the timed phase of", "");
   if (models->fit_max_ranks > 0)
     used = snprintf(line, sizeof line, "Scaling models (Extra-P, `mapp model`, fitted to <= %ld ranks): the timed "
                     "phase of", models->fit_max_ranks);
+  double p1 = models->predict_to > 1 ? (double)models->predict_to : 64.0;
   for (size_t i = 0; i < models->count && used > 0 && (size_t)used < sizeof line; ++i) {
     const scaling_model *m = &models->items[i];
     if (strcmp(m->callpath, "timed") || strncmp(m->series, app, n) || m->series[n] != ' ') continue;
     bool flat = !strcmp(m->leading, "1");
-    char text[256];
+    char text[256], why[256] = "";
     model_format(m, text, sizeof text);
-    used += snprintf(line + used, sizeof line - (size_t)used, "%s %s %s%s (%s s)", count ? ";" : "", m->series + n + 1,
-                     flat ? "levels off" : "grows as ", flat ? "" : m->leading, text);
+    const scaling_model *phase = leading_phase(models, m->series, flat, p1);
+    if (phase && flat)
+      snprintf(why, sizeof why, ", most of it in %s at p=%.0f (%.3g s)", phase_name(phase), p1, model_eval(phase, p1));
+    else if (phase)
+      snprintf(why, sizeof why, ", driven by %s (as %s: +%.3g s from p=1 to %.0f)", phase_name(phase),
+               phase->leading, model_eval(phase, p1) - model_eval(phase, 1.0), p1);
+    used += snprintf(line + used, sizeof line - (size_t)used, "%s %s %s%s (%s s)%s", count ? ";" : "", m->series + n + 1,
+                     flat ? "levels off" : "grows as ", flat ? "" : m->leading, text, why);
     ++count;
   }
   if (count) doc_para(d, "%s.", line);
