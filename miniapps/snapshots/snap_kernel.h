@@ -13,8 +13,10 @@
  *
  * Since c = a + b, dividing by a leaves two coefficients per point,
  *   u^k = u^{k-1} + r (u^{k-1} - u^{k-2}) + (1/a) L u^{k-1} + q^{k-1}/a,
- * r = b/a (1 outside the absorbing layer): a step streams two model
- * arrays (as a propagator holding m and the damping does), not three. */
+ * r = b/a (1 outside the absorbing layer). Since b = a - eta/dt,
+ * r = 1 - (eta/dt)(1/a): the damping eta is a profile of the depth into
+ * the layer, so a backend may hold it as a few rows of eta/dt and read
+ * one model array per point (1/a), not two. */
 #ifndef SNAP_KERNEL_H
 #define SNAP_KERNEL_H
 
@@ -53,6 +55,10 @@ SNAP_HD static inline double snap_laplacian(const double *u, long i, long s0, lo
   }
   return lap;
 }
+
+/* r = b/a from the layer's damping over dt (0 outside the layer, where r
+ * is exactly 1) and 1/a: every backend forms it by this expression. */
+SNAP_HD static inline double snap_ratio(double damping_over_dt, double inv_a) { return 1.0 - damping_over_dt * inv_a; }
 
 /* One point of the update: next = cur + r (cur - prev) + L cur / a, with
  * the model held as r = b/a and 1/a per point. */

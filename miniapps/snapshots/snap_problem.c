@@ -213,10 +213,12 @@ void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffer
   size_t field = (size_t)g->padded * sizeof(double), interior = (size_t)g->interior * sizeof(double);
   est->snapshot_bytes = interior;
   /* u and v (three time levels each, or two), the two image
-   * accumulators, r, 1/a and a host read-back field; interior-sized: the
-   * model, the true model while observing, the gradient, the last
-   * wavefield, three engine buffers (the last as 8-byte indices). */
-  est->wavefields = (two_levels ? 9 : 11) * field + 7 * interior;
+   * accumulators, 1/a and a host read-back field, the absorbing layer's
+   * rows and row depths (snap_fill_layer); interior-sized: the model, the
+   * true model while observing, the gradient, the last wavefield, three
+   * engine buffers (the last as 8-byte indices). */
+  size_t layer = (size_t)(cfg->nbl + 1) * (size_t)g->pn[2] * sizeof(double) + (size_t)(g->n[0] * g->n[1]) * sizeof(int);
+  est->wavefields = (two_levels ? 8 : 10) * field + layer + 7 * interior;
   /* On CUDA the device holds u and v, the two accumulators, r, 1/a (10
    * padded fields) and the pack buffer; the receivers' scratch is small. */
   est->device = 10 * field + interior;
@@ -225,27 +227,54 @@ void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffer
   est->snapshots = (size_t)est->nsnap * est->snapshot_bytes;
 }
 
+/* How far global index `at` of an axis of `extent` points lies inside
+ * the absorbing layer of nbl points (0 outside it). */
+static long layer_depth(long at, long extent, long nbl) {
+  long from_edge = at < extent - 1 - at ? at : extent - 1 - at;
+  return nbl - from_edge > 0 ? nbl - from_edge : 0;
+}
+
+/* Damping d0 (depth/nbl)^2 into the layer, d0 = 3 vmax ln(1000) / (2 L). */
+static double layer_damping(const snap_problem *p, long depth) {
+  double nbl = p->cfg.nbl, d0 = 3.0 * p->vmax * 6.907755278982137 / (2.0 * nbl * p->cfg.h);
+  return depth > 0 ? d0 * (depth / nbl) * (depth / nbl) : 0.0;
+}
+
+/* Row (i, j)'s depth into the layer across x and y (y only in 3-D). */
+static long row_layer_depth(const snap_grid *g, long nbl, long i, long j) {
+  long depth = layer_depth(g->first + i, g->global[0], nbl);
+  long y = g->dims == 3 ? layer_depth(j, g->global[1], nbl) : 0;
+  return y > depth ? y : depth;
+}
+
 void snap_fill_coeffs(const snap_problem *p, const double *m, double *ratio, double *inv_a) {
   const snap_grid *g = &p->grid;
-  double dt = p->dt, nbl = p->cfg.nbl;
-  /* Damping d0 (n/nbl)^2 into the layer, d0 = 3 vmax ln(1000) / (2 L). */
-  double d0 = 3.0 * p->vmax * 6.907755278982137 / (2.0 * nbl * p->cfg.h);
+  double dt = p->dt;
+  long nbl = p->cfg.nbl;
   for (long i = 0; i < g->n[0]; i++)
-    for (long j = 0; j < g->n[1]; j++)
+    for (long j = 0; j < g->n[1]; j++) {
+      long row_depth = row_layer_depth(g, nbl, i, j);
       for (long z = 0; z < g->n[2]; z++) {
-        long at[3] = {g->first + i, j, z}, depth = 0;
-        for (int d = 0; d < 3; d++) {
-          if (g->dims == 2 && d == 1) continue;
-          long from_edge = at[d] < g->global[d] - 1 - at[d] ? at[d] : g->global[d] - 1 - at[d];
-          long into = (long)nbl - from_edge;
-          if (into > depth) depth = into;
-        }
-        double eta = depth > 0 ? d0 * (depth / nbl) * (depth / nbl) : 0.0;
+        long z_depth = layer_depth(z, g->global[2], nbl);
+        double eta = layer_damping(p, z_depth > row_depth ? z_depth : row_depth);
         double mm = m[(i * g->n[1] + j) * g->n[2] + z];
         long idx = snap_index(g, i, j, z);
-        double a = mm / (dt * dt) + eta / (2.0 * dt), b = mm / (dt * dt) - eta / (2.0 * dt);
-        ratio[idx] = b / a;
+        double a = mm / (dt * dt) + eta / (2.0 * dt);
         inv_a[idx] = 1.0 / a;
+        if (ratio) ratio[idx] = snap_ratio(eta / dt, inv_a[idx]);
       }
+    }
+}
+
+void snap_fill_layer(const snap_problem *p, double *layer, int *row_depth) {
+  const snap_grid *g = &p->grid;
+  long nbl = p->cfg.nbl;
+  for (long c = 0; c <= nbl; c++)
+    for (long z = 0; z < g->pn[2]; z++) {
+      long at = z - g->pad[2], z_depth = at >= 0 && at < g->n[2] ? layer_depth(at, g->global[2], nbl) : 0;
+      layer[c * g->pn[2] + z] = layer_damping(p, z_depth > c ? z_depth : c) / p->dt;
+    }
+  for (long i = 0; i < g->n[0]; i++)
+    for (long j = 0; j < g->n[1]; j++) row_depth[i * g->n[1] + j] = (int)row_layer_depth(g, nbl, i, j);
 }
 

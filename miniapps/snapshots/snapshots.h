@@ -117,15 +117,26 @@ void snap_model_smooth(const snap_problem *p, double *m);
 
 /* ------------------------------------------------------------ backends */
 
-/* The model as the update reads it: r = b/a and 1/a per padded point
- * (snap_kernel.h). */
+/* The model as the update reads it (snap_kernel.h): 1/a per padded
+ * point, and r = b/a either per padded point (`ratio`: the CUDA backend)
+ * or formed per point from the absorbing layer's damping (`layer`,
+ * `row_depth`: the host backend, one model array streamed per step, not
+ * two; NULL where unused). */
 typedef struct {
   double *ratio, *inv_a;
+  double *layer;  /* (nbl + 1) rows of pn[2]: eta/dt along z at depth class c (snap_fill_layer) */
+  int *row_depth; /* each interior row's (i, j) depth into the layer across x and y: its class */
 } snap_coeffs;
 
-/* r = b/a and 1/a of the update at every interior point of padded host
- * arrays (the absorbing layer's damping included). */
+/* 1/a and (where ratio is not NULL) r = snap_ratio(eta/dt, 1/a) of the
+ * update at every interior point of padded host arrays (the absorbing
+ * layer's damping included). */
 void snap_fill_coeffs(const snap_problem *p, const double *m, double *ratio, double *inv_a);
+/* The damping as rows: layer[c * pn[2] + z] is eta/dt at padded z of a row
+ * whose depth into the layer across x and y is c (0 ... nbl), the same
+ * value snap_fill_coeffs forms there; row_depth[i * n[1] + j] is row
+ * (i, j)'s c. */
+void snap_fill_layer(const snap_problem *p, double *layer, int *row_depth);
 
 /* Point sources of one step (the adjoint's receivers) grouped by the row
  * (i, j) they fall in, so a backend's row loop can inject a row's own
