@@ -37,7 +37,8 @@
  *                            the machine's bandwidth and core-to-core
  *                            round trip, measured in the same run
  *
- * Problem: 2-D, space order 4, MAPP_SNAP_BENCH_NX x MAPP_SNAP_BENCH_NZ
+ * Problem: 2-D, space order 4 (MAPP_SNAP_BENCH_SO: 2, 4 or 8),
+ * MAPP_SNAP_BENCH_NX x MAPP_SNAP_BENCH_NZ
  * (default 800 x 120), MAPP_SNAP_BENCH_NT steps (default 600): 0.77 MB
  * snapshots, 460 MB in all (the reflection returns within the run). The disk files go to $TMPDIR (else /tmp).
  * MAPP_SNAP_BENCH_DIMS=3 (with MAPP_SNAP_BENCH_NY, default 100) runs it in
@@ -343,7 +344,7 @@ static int setup(void) {
   snap_config cfg = {.dims = dims,
                      .n = {env_long("MAPP_SNAP_BENCH_NX", 800), dims == 3 ? env_long("MAPP_SNAP_BENCH_NY", 100) : 1,
                            env_long("MAPP_SNAP_BENCH_NZ", 120)},
-                     .space_order = 4, .nt = env_long("MAPP_SNAP_BENCH_NT", 600), .save_every = 1, .h = 10, .f0 = 15,
+                     .space_order = (int)env_long("MAPP_SNAP_BENCH_SO", 4), .nt = env_long("MAPP_SNAP_BENCH_NT", 600), .save_every = 1, .h = 10, .f0 = 15,
                      .nbl = 10};
   MAPP_TRY(snap_problem_create(MPI_COMM_WORLD, &cfg, &problem));
   MAPP_TRY(snap_engine_create(&engine, &problem, &snap_cpu_ops));
