@@ -106,8 +106,8 @@ static const scaling_model *leading_phase(const model_set *models, const char *s
 
 /* Under the scaling figures, one line: how each modelled series' timed
  * phase grows with the ranks (its Extra-P model's leading term), and which
- * of the timed loop's phases drives that growth (or, where it levels off, holds
- * the time) at the largest rank count the models are drawn to. */
+ * of the timed loop's phases drives that growth (or, where it levels off,
+ * holds the time) at the largest rank count the models are drawn to. */
 static void write_model_line(doc *d, const char *app, const model_set *models) {
   size_t n = strlen(app), count = 0;
   char line[4096];
