@@ -23,6 +23,7 @@
 #ifdef __CUDACC__
 #define SNAP_HD __host__ __device__
 #else
+#include <math.h>
 #define SNAP_HD
 #endif
 
@@ -44,14 +45,17 @@ SNAP_HD static inline int snap_stencil_weights(int space_order, double w[SNAP_MA
 
 /* The Laplacian at padded index i: s0, s1, s2 are the strides of the
  * three axes (s1 = 0 in 2-D: that axis is skipped); w already divided by
- * h^2. The pairs are summed axis by axis, radius by radius. */
+ * h^2. The pairs are summed axis by axis, radius by radius, each radius's
+ * weight applied in one fused multiply-add (fma: one rounding, the same
+ * in C and CUDA; 10-25 % less time per step than a multiply and an add,
+ * snap_cpu.c). */
 SNAP_HD static inline double snap_laplacian(const double *u, long i, long s0, long s1, long s2, int radius,
                                             const double *w) {
   double lap = (s1 ? 3.0 : 2.0) * w[0] * u[i];
   for (int r = 1; r <= radius; r++) {
     double pair = (u[i + r * s0] + u[i - r * s0]) + (u[i + r * s2] + u[i - r * s2]);
     if (s1) pair += u[i + r * s1] + u[i - r * s1];
-    lap += w[r] * pair;
+    lap = fma(w[r], pair, lap);
   }
   return lap;
 }
@@ -61,10 +65,11 @@ SNAP_HD static inline double snap_laplacian(const double *u, long i, long s0, lo
 SNAP_HD static inline double snap_ratio(double damping_over_dt, double inv_a) { return 1.0 - damping_over_dt * inv_a; }
 
 /* One point of the update: next = cur + r (cur - prev) + L cur / a, with
- * the model held as r = b/a and 1/a per point. */
+ * the model held as r = b/a and 1/a per point, in two fused
+ * multiply-adds. */
 SNAP_HD static inline double snap_update(const double *cur, const double *prev, long i, long s0, long s1, long s2,
                                          int radius, const double *w, double ratio, double inv_a) {
-  return (cur[i] + ratio * (cur[i] - prev[i])) + inv_a * snap_laplacian(cur, i, s0, s1, s2, radius, w);
+  return fma(inv_a, snap_laplacian(cur, i, s0, s1, s2, radius, w), fma(ratio, cur[i] - prev[i], cur[i]));
 }
 
 /* The imaging condition at one point: u(t) times the second time
