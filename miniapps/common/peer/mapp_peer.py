@@ -8,10 +8,12 @@ mapp_disturb.c), the revision, and HDF5 attributes as libmapp writes them.
 
 A peer's script imports it from miniapps/common/peer/ (the launcher runs
 the script in place, so the path is the source tree's)."""
+import json
 import math
 import os
 import resource
 import subprocess
+import sys
 import time
 
 EXIT_VERIFY, EXIT_INPUT, EXIT_SYSTEM = 1, 2, 3
@@ -219,3 +221,64 @@ def mem_available():
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def check_writable(path):
+    """Refuse an answer file that cannot be created before computing for minutes."""
+    if os.path.isdir(path):
+        raise Refusal(f"--output {path} is a folder, not a file")
+    parent = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(parent):
+        raise Refusal(f"--output {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise Refusal(f"--output {path}: not writable")
+
+
+def write_record(path, rec):
+    """The result record as one JSON line at --result (when given)."""
+    if not path:
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    except OSError as e:
+        raise Refusal(f"cannot write result record '{path}': {e.strerror or e}", system_errno(e))
+
+
+def print_repeats_and_warnings(prog, rec, timing):
+    """After a run's summary line: what --min-time repeated, then the machine's warnings on stderr."""
+    t = timing
+    if t["iterations"] > 1:
+        print(f"  timed phase run {t['iterations']} times (--min-time {t['min_time_s']:g} s): the figure is "
+              f"the fastest of the last {t['timed_iterations']} ({t['fastest_s']:.4g} s), their mean "
+              f"{t['mean_s']:.4g} s, {t['timed_s']:.4g} s in all")
+    sys.stdout.flush()
+    for w in rec["machine"]["warnings"]:
+        print(f"{prog}: warning: {w}", file=sys.stderr)
+
+
+def run_main(prog, body):
+    """body() under the contract's exits: a refusal is one line and its code, anything the peer's
+    framework raises (a compiler missing, a failed compile) one line and EXIT_SYSTEM."""
+    try:
+        return body()
+    except Refusal as e:
+        sys.stdout.flush()
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return e.code
+    except MemoryError:
+        print(f"{prog}: error: out of memory", file=sys.stderr)
+        return EXIT_SYSTEM
+    except BrokenPipeError:  # a reader that stopped early (--help | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(f"{prog}: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if os.environ.get("MAPP_DEBUG", "") not in ("", "0"):
+            import traceback
+            traceback.print_exc()
+        first = (str(e).strip().splitlines() or [""])[0]
+        print(f"{prog}: error: {type(e).__name__}: {first}", file=sys.stderr)
+        return EXIT_SYSTEM

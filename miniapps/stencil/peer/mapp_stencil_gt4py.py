@@ -39,7 +39,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from mapp_peer import (  # noqa: E402
     ANSWER, CHOICE, DOUBLE, EXIT_INPUT, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, NOTHING, SIZE, STRING, Refusal,
     attr_string, disturb_sample, disturbance, git_revision, launcher_rank, launcher_size, machine_json,
-    mem_available, now, parse_value, system_errno, utc_now)
+    check_writable, mem_available, now, parse_value, print_repeats_and_warnings, run_main, system_errno, utc_now,
+    write_record)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -738,13 +739,7 @@ class Peer:
         if out:
             self.write_output(out)
         rec = self.record()
-        if self.values["result"]:
-            try:
-                with open(self.values["result"], "w") as f:
-                    f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            except OSError as e:
-                raise Refusal(f"cannot write result record '{self.values['result']}': {e.strerror or e}",
-                              system_errno(e))
+        write_record(self.values["result"], rec)
         if not self.values["quiet"]:
             c = self.c
             if self.variant == "build":
@@ -756,31 +751,14 @@ class Peer:
                       f"{rec['fom']['value']:.4g} cell-updates/s, compute {self.compute_s:.4g} s "
                       f"({rec['app_data']['step_s'] * 1e6:.4g} us/step, {self.gt_backend}), wall {rec['wall_s']:.4g} s,"
                       f" verify {rec['verification']['status']}")
-                t = self.timing
-                if t["iterations"] > 1:
-                    print(f"  timed phase run {t['iterations']} times (--min-time {t['min_time_s']:g} s): the figure "
-                          f"is the fastest of the last {t['timed_iterations']} ({t['fastest_s']:.4g} s), their mean "
-                          f"{t['mean_s']:.4g} s, {t['timed_s']:.4g} s in all")
-            sys.stdout.flush()
-            for w in rec["machine"]["warnings"]:
-                print(f"{PROG}: warning: {w}", file=sys.stderr)
+            print_repeats_and_warnings(PROG, rec, self.timing)
         return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
-
-
-def check_writable(path):
-    """Refuse an answer file that cannot be created before compiling for minutes."""
-    if os.path.isdir(path):
-        raise Refusal(f"--output {path} is a folder, not a file")
-    parent = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(parent):
-        raise Refusal(f"--output {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise Refusal(f"--output {path}: not writable")
 
 
 def main(argv):
     prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
-    try:
+
+    def body():
         parsed = parse_line(argv)
         if parsed is None:
             return 0
@@ -801,26 +779,8 @@ def main(argv):
             raise Refusal(f"{ranks} MPI ranks: the GT4Py peer runs on one rank (Pace's halo exchange over MPI is "
                           "not reproduced here); run it without a launcher")
         return Peer(values, config, [prog_path] + list(argv)).run()
-    except Refusal as e:
-        sys.stdout.flush()
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return e.code
-    except MemoryError:
-        print(f"{PROG}: error: out of memory", file=sys.stderr)
-        return EXIT_SYSTEM
-    except BrokenPipeError:  # a reader that stopped early (--help | head)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except KeyboardInterrupt:
-        print(f"{PROG}: error: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # GT4Py's or DaCe's (a compiler missing, a failed compile): one line
-        if os.environ.get("MAPP_DEBUG", "") not in ("", "0"):
-            import traceback
-            traceback.print_exc()
-        first = (str(e).strip().splitlines() or [""])[0]
-        print(f"{PROG}: error: {type(e).__name__}: {first}", file=sys.stderr)
-        return EXIT_SYSTEM
+
+    return run_main(PROG, body)
 
 
 if __name__ == "__main__":
