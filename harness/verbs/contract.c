@@ -134,6 +134,16 @@ static void check_help(contract_ctx *c) {
 }
 
 /* Bad input: exit 2, one line on stderr. */
+/* The line count, and what the second line said: what a reader needs to
+ * tell the program's own second sentence from a library's warning. */
+static char *extra_lines_failure(const char *err, size_t lines) {
+  const char *second = err + strcspn(err, "\n");
+  while (*second == '\n' || *second == ' ' || *second == '\t' || *second == '\r') ++second;
+  if (!*second) return str_printf("exited 2 but printed %zu lines on stderr, not one", lines);
+  return str_printf("exited 2 but printed %zu lines on stderr, not one; the second: \"%.*s\"", lines,
+                    (int)(strcspn(second, "\n") < 160 ? strcspn(second, "\n") : 160), second);
+}
+
 static void check_refusal(contract_ctx *c, const char *check, const char *const args[]) {
   probe p;
   if (run_probe(c, args, &p) != MAPP_OK) {
@@ -143,7 +153,7 @@ static void check_refusal(contract_ctx *c, const char *check, const char *const 
   size_t lines = count_lines(p.err);
   char *failure = p.proc.exit_code != MAPP_ERR_INPUT || p.proc.timed_out
                       ? exit_failure(&p, MAPP_ERR_INPUT)
-                  : lines != 1 ? str_printf("exited 2 but printed %zu lines on stderr, not one", lines)
+                  : lines != 1 ? extra_lines_failure(p.err, lines)
                                : NULL;
   char *detail = str_printf("exit 2: %.*s", (int)strcspn(p.err, "\n"), p.err);
   report(c, check, failure, detail);

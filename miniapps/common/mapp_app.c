@@ -533,6 +533,16 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
     free_run(run);
     return MAPP_OK;
   }
+  /* A line that does not parse is refused before MPI starts: every rank
+   * parsed the same line, the launcher's first rank says why, and an MPI
+   * start (a singleton's daemon, under load) adds nothing to stderr but
+   * its own warnings. Simulated ranks share one process: MPI runs there. */
+  if (status != MAPP_OK && !MAPP_SIMULATED) {
+    if (launcher_rank() == 0) mapp_report_error(prog, status);
+    else mapp_error_clear();
+    free_run(run);
+    return status;
+  }
   int level = status == MAPP_OK ? required_thread_level(app, run) : MPI_THREAD_FUNNELED;
   int started = mapp_mpi_init(&argc, &argv, level, &run->mpi);
   if (status == MAPP_OK) status = started;
