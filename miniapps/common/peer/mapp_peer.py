@@ -246,9 +246,10 @@ def write_record(path, rec):
 
 
 def print_repeats_and_warnings(prog, rec, timing):
-    """After a run's summary line: what --min-time repeated, then the machine's warnings on stderr."""
+    """After a run's summary line: what --min-time repeated (timing is None where nothing was
+    timed, as in a build alone), then the machine's warnings on stderr."""
     t = timing
-    if t["iterations"] > 1:
+    if t and t["iterations"] > 1:
         print(f"  timed phase run {t['iterations']} times (--min-time {t['min_time_s']:g} s): the figure is "
               f"the fastest of the last {t['timed_iterations']} ({t['fastest_s']:.4g} s), their mean "
               f"{t['mean_s']:.4g} s, {t['timed_s']:.4g} s in all")
