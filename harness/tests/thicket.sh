@@ -8,7 +8,7 @@
 # and one with a metadata field changed, must fail the same check.
 #
 # The whole quick sweep (every app, variant, backend and rank count the
-# README's first command runs; 214 records, about 2 minutes on 2 cores).
+# README's first command runs; 214 records, about a minute on 2 cores).
 . "$(dirname "$0")/lib.sh"
 require_app heat
 python="${MAPP_ANALYSIS_VENV:-$MAPP_BIN_DIR/../analysis-venv}/bin/python"
