@@ -73,6 +73,106 @@ def parse_value(o, text):
         raise Refusal(f"--{o['name']}: unknown value '{text}' (choose one of {o['choices']})")
     return text
 
+def opt(name, kind, help, default=None, lo=None, hi=None, choices=None, default_text=None, changes=NOTHING,
+        preset=None, refused=False, noop=None):
+    """One row of a peer's option table: the mini-app's flag, its range or choices, what --help says of
+    its default, what a non-default value changes, the preset field it overrides, and whether the peer
+    refuses it (refused) or accepts only the value that asks for what it does (noop)."""
+    return dict(name=name, kind=kind, help=help, default=default, lo=lo, hi=hi, choices=choices,
+                default_text=default_text, changes=changes, preset=preset, refused=refused, noop=noop)
+
+
+def common_options(backend_help, variant_help, variant_default, variants, min_time_help):
+    """The rows every mini-app has (mapp_app.c's common rows), in its order, with the peer's words for
+    what its backend, variant and --min-time mean."""
+    return [
+        opt("backend", CHOICE, backend_help, "serial", choices="serial|omp"),
+        opt("variant", CHOICE, variant_help, variant_default, choices="|".join(variants)),
+        opt("size", CHOICE, "problem size preset", "tiny", choices="tiny|small|medium|large"),
+        opt("scaling", CHOICE, "weak: the size is per rank; strong: the size is global", "strong",
+            choices="weak|strong"),
+        opt("steps", LONG, "time steps", lo=1, hi=1000000000, default_text="from --size", changes=ANSWER,
+            preset="steps"),
+        opt("threads", LONG, "OpenMP threads on the omp backend (0: OMP_NUM_THREADS, else the CPUs); 1 on serial",
+            0, lo=0, hi=4096),
+        opt("output", STRING, "write the answer fields to this HDF5 file"),
+        opt("result", STRING, "write the JSON result record to this file"),
+        opt("list", FLAG, "print the variants and backends of this program as JSON and exit"),
+        opt("quiet", FLAG, "do not print the summary line and the machine's warnings"),
+        opt("min-time", DOUBLE, min_time_help, 0.0, lo=0.0, hi=1e6),
+        opt("print-case", FLAG, "print the baseline case these options answer (the size preset's, or none: a "
+            "custom problem) and the record's size, then exit without running"),
+        opt("weak-ranks", LONG, "with --scaling weak: solve the global problem of this many ranks (its case is "
+            "tiny-weakN); 0: the ranks that run (1: the peer runs on one rank)", 0, lo=0, hi=1 << 24),
+    ]
+
+
+def print_help(prog, summary, options, aliases=()):
+    """--help as the mini-apps print it: one line per option with its default and what it changes;
+    aliases: (name, meaning) lines after the table."""
+    print(f"usage: {prog} [options]\n{summary}\n\noptions:")
+    for o in options:
+        meta = "" if o["kind"] == FLAG else o["choices"] if o["choices"] else o["kind"]
+        head = f"--{o['name']}" + (f" {meta}" if meta else "")
+        line = f"  {head:<34} {o['help']}"
+        if o["default_text"]:
+            line += f" (default {o['default_text']})"
+        elif o["kind"] == LONG:
+            line += f" (default {o['default'] or 0})"
+        elif o["kind"] == DOUBLE:
+            line += f" (default {o['default'] or 0:g})"
+        elif o["kind"] in (STRING, CHOICE):
+            line += f" (default {o['default'] or 'none'})"
+        if o["changes"] and not o["refused"]:
+            line += " [changes the %s]" % ("size" if o["changes"] == SIZE else "answer")
+        print(line)
+    for name, meaning in aliases:
+        print(f"  {'--' + name:<34} {meaning}")
+    print(f"  {'--help':<34} print this help and exit")
+
+
+def parse_line(argv, options, show_help, aliases=None, refuse_value=None):
+    """(values, given) as the mini-app's parser (mapp_cli.c) reads a line; None when --help was printed
+    (show_help()). aliases maps another name to an option's; refuse_value(name, text) raises a Refusal
+    for a value the mini-app takes and the peer cannot, before the value is parsed."""
+    by_name = {o["name"]: o for o in options}
+    values = {o["name"]: o["default"] for o in options}
+    given = set()
+    done = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if done or not arg.startswith("--") or arg == "--":
+            if not done and arg == "--":
+                done = True
+                continue
+            raise Refusal(f"unexpected argument '{arg}' (see --help)")
+        if arg == "--help":
+            show_help()
+            return None
+        name, eq, text = arg[2:].partition("=")
+        name = (aliases or {}).get(name, name)
+        o = by_name.get(name)
+        if o is None:
+            raise Refusal(f"unknown option '--{name}' (see --help)")
+        given.add(name)
+        if o["kind"] == FLAG:
+            if eq:
+                raise Refusal(f"--{name} takes no value")
+            values[name] = True
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise Refusal(f"--{name} needs a value")
+            text = argv[i]
+            i += 1
+        if refuse_value:
+            refuse_value(name, text)
+        values[name] = parse_value(o, text)
+    return values, given
+
+
 def launcher_env(names):
     for n in names:
         v = os.environ.get(n, "")
@@ -283,3 +383,34 @@ def run_main(prog, body):
         first = (str(e).strip().splitlines() or [""])[0]
         print(f"{prog}: error: {type(e).__name__}: {first}", file=sys.stderr)
         return EXIT_SYSTEM
+
+
+def contract_main(prog, argv, parse, list_json, configure, one_rank_why, start, check=None):
+    """A peer's main in the contract's order: the line (parse: (values, given), None after --help),
+    --list answered without a run (by the launcher's first rank), the configuration
+    (configure(values, given), refusing what the peer cannot honour), --print-case, check(config)
+    where given, one rank only (one_rank_why says why), then start(values, config): its exit code."""
+
+    def body():
+        parsed = parse(argv)
+        if parsed is None:
+            return 0
+        values, given = parsed
+        if values["list"]:
+            if launcher_rank() == 0:
+                print(json.dumps(list_json(), separators=(",", ":")))
+            return 0
+        config = configure(values, given)
+        if values["print-case"]:
+            print(f"case={config['case'] or 'none'} size={config['size']}")
+            return 0
+        if check:
+            check(config)
+        ranks = launcher_size()
+        if ranks > 1:
+            if launcher_rank() != 0:
+                return EXIT_INPUT
+            raise Refusal(f"{ranks} MPI ranks: {one_rank_why}; run it without a launcher")
+        return start(values, config)
+
+    return run_main(prog, body)

@@ -30,7 +30,6 @@ j = t-1.
 """
 
 import hashlib
-import json
 import math
 import os
 import resource
@@ -40,10 +39,9 @@ import sys
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, EXIT_INPUT, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, NOTHING, SIZE, STRING, Refusal,
-    attr_string, disturb_sample, disturbance, git_revision, launcher_rank, launcher_size, machine_json,
-    check_writable, mem_available, now, parse_value, print_repeats_and_warnings, run_main, system_errno, utc_now,
-    write_record)
+    ANSWER, CHOICE, DOUBLE, EXIT_VERIFY, FLAG, LONG, SIZE, STRING, Refusal, attr_string, disturb_sample,
+    disturbance, git_revision, machine_json, check_writable, common_options, contract_main, mem_available, now, opt,
+    parse_line as parse_options, print_help, print_repeats_and_warnings, system_errno, utc_now, write_record)
 
 PROG = "mapp-snapshots-devito"
 APP = "snapshots-devito"
@@ -70,38 +68,16 @@ PRESETS = {
 REFUSED = "refused (the mini-app's streaming; the peer keeps every step in memory, Devito save=nt)"
 
 
-def opt(name, kind, help, default=None, lo=None, hi=None, choices=None, default_text=None, changes=NOTHING,
-        preset=None, refused=False, noop=None):
-    return dict(name=name, kind=kind, help=help, default=default, lo=lo, hi=hi, choices=choices,
-                default_text=default_text, changes=changes, preset=preset, refused=refused, noop=noop)
-
-
 # The mini-app's flags (mapp_app.c's common rows, then main.c's), with its
 # ranges, so bad values are answered as it answers them; the streaming ones
 # are recognised and refused (a value that asks for what the peer does,
 # such as --layers none, is accepted).
-OPTIONS = [
-    opt("backend", CHOICE, "backend to run on (Devito: serial DEVITO_LANGUAGE=C, omp DEVITO_LANGUAGE=openmp)",
-        "serial", choices="serial|omp"),
-    opt("variant", CHOICE, "implementation variant (memory: every step saved, Devito save=nt)", "memory",
-        choices="memory"),
-    opt("size", CHOICE, "problem size preset", "tiny", choices="tiny|small|medium|large"),
-    opt("scaling", CHOICE, "weak: the size is per rank; strong: the size is global", "strong", choices="weak|strong"),
-    opt("steps", LONG, "time steps", lo=1, hi=1000000000, default_text="from --size", changes=ANSWER,
-        preset="steps"),
-    opt("threads", LONG, "OpenMP threads on the omp backend (0: OMP_NUM_THREADS, else the CPUs); 1 on serial", 0,
-        lo=0, hi=4096),
-    opt("output", STRING, "write the answer fields to this HDF5 file"),
-    opt("result", STRING, "write the JSON result record to this file"),
-    opt("list", FLAG, "print the variants and backends of this program as JSON and exit"),
-    opt("quiet", FLAG, "do not print the summary line and the machine's warnings"),
-    opt("min-time", DOUBLE, "seconds: run the forward and adjoint again until the timed runs last this long "
-        "together; the first is a warm-up, left out when more than one ran, and every run's answer must be the "
-        "same bit for bit; the figure is the fastest; 0: once", 0.0, lo=0.0, hi=1e6),
-    opt("print-case", FLAG, "print the baseline case these options answer (the size preset's, or none: a custom "
-        "problem) and the record's size, then exit without running"),
-    opt("weak-ranks", LONG, "with --scaling weak: solve the global problem of this many ranks (its case is "
-        "tiny-weakN); 0: the ranks that run (1: the peer runs on one rank)", 0, lo=0, hi=1 << 24),
+OPTIONS = common_options(
+    "backend to run on (Devito: serial DEVITO_LANGUAGE=C, omp DEVITO_LANGUAGE=openmp)",
+    "implementation variant (memory: every step saved, Devito save=nt)", "memory", ["memory"],
+    "seconds: run the forward and adjoint again until the timed runs last this long together; the first is a "
+    "warm-up, left out when more than one ran, and every run's answer must be the same bit for bit; the figure "
+    "is the fastest; 0: once") + [
     opt("dims", LONG, "2 or 3 space dimensions", lo=2, hi=3, default_text="from --size", changes=SIZE),
     opt("nx", LONG, "grid points along x", lo=1, hi=1 << 20, default_text="from --size", changes=SIZE,
         preset="nx"),
@@ -137,67 +113,19 @@ OPTIONS = [
 BY_NAME = {o["name"]: o for o in OPTIONS}
 
 
-def print_help():
-    print(f"usage: {PROG} [options]\n{SUMMARY}\n\noptions:")
-    for o in OPTIONS:
-        meta = "" if o["kind"] == FLAG else o["choices"] if o["choices"] else o["kind"]
-        head = f"--{o['name']}" + (f" {meta}" if meta else "")
-        line = f"  {head:<34} {o['help']}"
-        if o["default_text"]:
-            line += f" (default {o['default_text']})"
-        elif o["kind"] == LONG:
-            line += f" (default {o['default'] or 0})"
-        elif o["kind"] == DOUBLE:
-            line += f" (default {o['default'] or 0:g})"
-        elif o["kind"] in (STRING, CHOICE):
-            line += f" (default {o['default'] or 'none'})"
-        if o["changes"] and not o["refused"]:
-            line += " [changes the %s]" % ("size" if o["changes"] == SIZE else "answer")
-        print(line)
-    print(f"  {'--help':<34} print this help and exit")
+def refuse_value(name, text):
+    if name == "backend" and text == "cuda":
+        raise Refusal("--backend cuda: the Devito peer runs on the CPU only (serial, omp); the mini-app "
+                      "has the CUDA backend")
+    if name == "variant" and text in ("stream", "revolve"):
+        raise Refusal(f"--variant {text}: the Devito peer has variant memory only (every step saved, "
+                      "Devito save=nt); streaming and checkpointing are the mini-app's")
 
 
 def parse_line(argv):
-    """(values, given) as the mini-app's parser (mapp_cli.c) reads a line;
-    None when --help was printed."""
-    values = {o["name"]: o["default"] for o in OPTIONS}
-    given = set()
-    done = False
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if done or not arg.startswith("--") or arg == "--":
-            if not done and arg == "--":
-                done = True
-                continue
-            raise Refusal(f"unexpected argument '{arg}' (see --help)")
-        if arg == "--help":
-            print_help()
-            return None
-        name, eq, text = arg[2:].partition("=")
-        o = BY_NAME.get(name)
-        if o is None:
-            raise Refusal(f"unknown option '--{name}' (see --help)")
-        given.add(name)
-        if o["kind"] == FLAG:
-            if eq:
-                raise Refusal(f"--{name} takes no value")
-            values[name] = True
-            continue
-        if not eq:
-            if i >= len(argv):
-                raise Refusal(f"--{name} needs a value")
-            text = argv[i]
-            i += 1
-        if name == "backend" and text == "cuda":
-            raise Refusal("--backend cuda: the Devito peer runs on the CPU only (serial, omp); the mini-app "
-                          "has the CUDA backend")
-        if name == "variant" and text in ("stream", "revolve"):
-            raise Refusal(f"--variant {text}: the Devito peer has variant memory only (every step saved, "
-                          "Devito save=nt); streaming and checkpointing are the mini-app's")
-        values[name] = parse_value(o, text)
-    return values, given
+    """(values, given) as the mini-app's parser reads a line; None when --help was printed."""
+    return parse_options(argv, OPTIONS, lambda: print_help(PROG, SUMMARY, OPTIONS),
+                                refuse_value=refuse_value)
 
 
 def refuse_unhonoured(values, given):
@@ -655,30 +583,15 @@ class Peer:
 def main(argv):
     prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
 
-    def body():
-        parsed = parse_line(argv)
-        if parsed is None:
-            return 0
-        values, given = parsed
-        if values["list"]:
-            if launcher_rank() == 0:
-                print(json.dumps(list_json(), separators=(",", ":")))
-            return 0
+    def configure(values, given):
         refuse_unhonoured(values, given)
-        config = make_config(values, given)
-        if values["print-case"]:
-            print(f"case={config['case'] or 'none'} size={config['size']}")
-            return 0
-        check_config(config)
-        ranks = launcher_size()
-        if ranks > 1:
-            if launcher_rank() != 0:
-                return EXIT_INPUT
-            raise Refusal(f"{ranks} MPI ranks: the Devito peer runs on one rank (Devito's MPI mode is not set up "
-                          "here); run it without a launcher")
+        return make_config(values, given)
+
+    def start(values, config):
         return Peer(values, config, [prog_path] + list(argv)).run()
 
-    return run_main(PROG, body)
+    return contract_main(PROG, argv, parse_line, list_json, configure,
+                         "the Devito peer runs on one rank (Devito's MPI mode is not set up here)", start, check=check_config)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ and DaCe").
 """
 
 import hashlib
-import json
 import math
 import os
 import resource
@@ -37,10 +36,10 @@ import sys
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, EXIT_INPUT, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, NOTHING, SIZE, STRING, Refusal,
-    attr_string, disturb_sample, disturbance, git_revision, launcher_rank, launcher_size, machine_json,
-    check_writable, mem_available, now, parse_value, print_repeats_and_warnings, run_main, system_errno, utc_now,
-    write_record)
+    ANSWER, CHOICE, DOUBLE, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, SIZE, STRING, Refusal, attr_string,
+    disturb_sample, disturbance, git_revision, machine_json, check_writable, common_options, contract_main,
+    mem_available, now, opt, parse_line as parse_options, print_help, print_repeats_and_warnings, system_errno,
+    utc_now, write_record)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -73,36 +72,15 @@ PRESETS = {"tiny": (24, 24, 20, 8), "small": (96, 96, 50, 20), "medium": (384, 3
 
 
 
-def opt(name, kind, help, default=None, lo=None, hi=None, choices=None, default_text=None, changes=NOTHING,
-        preset=None):
-    return dict(name=name, kind=kind, help=help, default=default, lo=lo, hi=hi, choices=choices,
-                default_text=default_text, changes=changes, preset=preset)
-
-
 # The mini-app's flags (mapp_app.c's common rows, then main.c's) with its
 # ranges, so bad values are answered as it answers them, then the peer's own.
-OPTIONS = [
-    opt("backend", CHOICE, "backend to run on (serial: OMP_NUM_THREADS=1; omp: the generated code's OpenMP)",
-        "serial", choices="serial|omp"),
-    opt("variant", CHOICE, "the seed's mode: python (stencils one by one), or the DaCe-orchestrated program's "
-        "build, build-and-run, run", "python", choices="|".join(VARIANTS)),
-    opt("size", CHOICE, "problem size preset", "tiny", choices="tiny|small|medium|large"),
-    opt("scaling", CHOICE, "weak: the size is per rank; strong: the size is global", "strong", choices="weak|strong"),
-    opt("steps", LONG, "time steps", lo=1, hi=1000000000, default_text="from --size", changes=ANSWER,
-        preset="steps"),
-    opt("threads", LONG, "OpenMP threads on the omp backend (0: OMP_NUM_THREADS, else the CPUs); 1 on serial", 0,
-        lo=0, hi=4096),
-    opt("output", STRING, "write the answer fields to this HDF5 file"),
-    opt("result", STRING, "write the JSON result record to this file"),
-    opt("list", FLAG, "print the variants and backends of this program as JSON and exit"),
-    opt("quiet", FLAG, "do not print the summary line and the machine's warnings"),
-    opt("min-time", DOUBLE, "seconds: run the timed steps again from the same initial state until the timed runs "
-        "last this long together; the first is a warm-up, left out when more than one ran, and every run's answer "
-        "must be the same bit for bit; the figure is the fastest; 0: once", 0.0, lo=0.0, hi=1e6),
-    opt("print-case", FLAG, "print the baseline case these options answer (the size preset's, or none: a custom "
-        "problem) and the record's size, then exit without running"),
-    opt("weak-ranks", LONG, "with --scaling weak: solve the global problem of this many ranks (its case is "
-        "tiny-weakN); 0: the ranks that run (1: the peer runs on one rank)", 0, lo=0, hi=1 << 24),
+OPTIONS = common_options(
+    "backend to run on (serial: OMP_NUM_THREADS=1; omp: the generated code's OpenMP)",
+    "the seed's mode: python (stencils one by one), or the DaCe-orchestrated program's build, build-and-run, run",
+    "python", VARIANTS,
+    "seconds: run the timed steps again from the same initial state until the timed runs last this long "
+    "together; the first is a warm-up, left out when more than one ran, and every run's answer must be the same "
+    "bit for bit; the figure is the fastest; 0: once") + [
     opt("program", CHOICE, "the step: only shallow-water (the app's vertical and hydrostatic programs have no "
         "peer yet)", "shallow-water", choices="shallow-water|vertical|hydrostatic", changes=ANSWER),
     opt("nx", LONG, "cells in x (per rank along x with --scaling weak)", lo=1, hi=1 << 30,
@@ -124,73 +102,23 @@ OPTIONS = [
     opt("gt-backend", CHOICE, "GT4Py backend of the stencils (python: any; orchestrated: dace:cpu)",
         default_text=f"{DEFAULT_GT_BACKEND} (python), dace:cpu (orchestrated)", choices=GT_BACKENDS),
 ]
-BY_NAME = {o["name"]: o for o in OPTIONS}
 
 
-def print_help():
-    print(f"usage: {PROG} [options]\n{SUMMARY}\n\noptions:")
-    for o in OPTIONS:
-        meta = "" if o["kind"] == FLAG else o["choices"] if o["choices"] else o["kind"]
-        head = f"--{o['name']}" + (f" {meta}" if meta else "")
-        line = f"  {head:<34} {o['help']}"
-        if o["default_text"]:
-            line += f" (default {o['default_text']})"
-        elif o["kind"] == LONG:
-            line += f" (default {o['default'] or 0})"
-        elif o["kind"] == DOUBLE:
-            line += f" (default {o['default'] or 0:g})"
-        elif o["kind"] in (STRING, CHOICE):
-            line += f" (default {o['default'] or 'none'})"
-        if o["changes"]:
-            line += " [changes the %s]" % ("size" if o["changes"] == SIZE else "answer")
-        print(line)
-    print(f"  {'--mode':<34} another name for --variant")
-    print(f"  {'--help':<34} print this help and exit")
+def refuse_value(name, text):
+    if name == "backend" and text == "cuda":
+        raise Refusal("--backend cuda: the GT4Py peer runs on the CPU only (serial, omp) here: GT4Py's gt:gpu "
+                      "and dace:gpu need CUDA and cupy, not in its venv")
+    if name == "variant" and text == "eager":
+        raise Refusal("--variant eager is the app's name; the peer's stencils-one-by-one mode is --variant "
+                      "python (the seed's FV3_DACEMODE=Python)")
 
 
 def parse_line(argv):
-    """(values, given) as the mini-app's parser (mapp_cli.c) reads a line;
-    None when --help was printed."""
-    values = {o["name"]: o["default"] for o in OPTIONS}
-    given = set()
-    done = False
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if done or not arg.startswith("--") or arg == "--":
-            if not done and arg == "--":
-                done = True
-                continue
-            raise Refusal(f"unexpected argument '{arg}' (see --help)")
-        if arg == "--help":
-            print_help()
-            return None
-        name, eq, text = arg[2:].partition("=")
-        if name == "mode":  # the app's --mode (the seed's FV3_DACEMODE)
-            name = "variant"
-        o = BY_NAME.get(name)
-        if o is None:
-            raise Refusal(f"unknown option '--{name}' (see --help)")
-        given.add(name)
-        if o["kind"] == FLAG:
-            if eq:
-                raise Refusal(f"--{name} takes no value")
-            values[name] = True
-            continue
-        if not eq:
-            if i >= len(argv):
-                raise Refusal(f"--{name} needs a value")
-            text = argv[i]
-            i += 1
-        if name == "backend" and text == "cuda":
-            raise Refusal("--backend cuda: the GT4Py peer runs on the CPU only (serial, omp) here: GT4Py's gt:gpu "
-                          "and dace:gpu need CUDA and cupy, not in its venv")
-        if name == "variant" and text == "eager":
-            raise Refusal("--variant eager is the app's name; the peer's stencils-one-by-one mode is --variant "
-                          "python (the seed's FV3_DACEMODE=Python)")
-        values[name] = parse_value(o, text)
-    return values, given
+    """(values, given) as the mini-app's parser reads a line (--mode, the app's name of the seed's
+    FV3_DACEMODE, is --variant); None when --help was printed."""
+    return parse_options(argv, OPTIONS,
+                         lambda: print_help(PROG, SUMMARY, OPTIONS, [("mode", "another name for --variant")]),
+                         aliases={"mode": "variant"}, refuse_value=refuse_value)
 
 
 def refuse_unhonoured(values, given):
@@ -758,29 +686,15 @@ class Peer:
 def main(argv):
     prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
 
-    def body():
-        parsed = parse_line(argv)
-        if parsed is None:
-            return 0
-        values, given = parsed
-        if values["list"]:
-            if launcher_rank() == 0:
-                print(json.dumps(list_json(), separators=(",", ":")))
-            return 0
+    def configure(values, given):
         refuse_unhonoured(values, given)
-        config = make_config(values, given)
-        if values["print-case"]:
-            print(f"case={config['case'] or 'none'} size={config['size']}")
-            return 0
-        ranks = launcher_size()
-        if ranks > 1:
-            if launcher_rank() != 0:
-                return EXIT_INPUT
-            raise Refusal(f"{ranks} MPI ranks: the GT4Py peer runs on one rank (Pace's halo exchange over MPI is "
-                          "not reproduced here); run it without a launcher")
+        return make_config(values, given)
+
+    def start(values, config):
         return Peer(values, config, [prog_path] + list(argv)).run()
 
-    return run_main(PROG, body)
+    return contract_main(PROG, argv, parse_line, list_json, configure,
+                         "the GT4Py peer runs on one rank (Pace's halo exchange over MPI is not reproduced here)", start)
 
 
 if __name__ == "__main__":
