@@ -91,11 +91,18 @@ static void stream_fence(void) {
  * Against a multiply and an add, the fused step took 10-25 % less time
  * per forward step (space order 8, 2-D 600 x 200 and 3-D 100^3, 1 thread,
  * the minima of 5 repetitions in 3 interleaved rounds of
- * `mapp-snapshots-bench`). */
+ * `mapp-snapshots-bench`).
+ * The 3-D rows have no AVX-512 clone: on the Xeon VM the 256-bit FMA
+ * clone's forward took 0.47-0.50 s where the AVX-512 one took 0.59-0.75
+ * (3-D 100^3, 150 steps, space order 8, 1 thread, each run's fastest of
+ * 1.5 s of passes, 4 alternating rounds; a second set: 0.61-0.69 against
+ * 0.68-0.97). In 2-D neither width led in the same rounds. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MAPP_NO_TARGET_CLONES)
 #define SNAP_ROW_CLONES __attribute__((target_clones("avx512f", "fma", "default")))
+#define SNAP_ROW_CLONES_3D __attribute__((target_clones("fma", "default")))
 #else
 #define SNAP_ROW_CLONES
+#define SNAP_ROW_CLONES_3D
 #endif
 
 /* The update of n points of a row in place: `field` holds u^{k-2} there
@@ -108,23 +115,23 @@ typedef void (*row_fn)(double *restrict field, const double *restrict cur, const
 
 /* `damping` is the row's eta/dt (snap_fill_layer), from which with 1/a
  * each point forms r (snap_ratio). */
-#define SNAP_ROW(NAME, RADIUS, THREE_D)                                                                            \
-  SNAP_ROW_CLONES static void NAME(double *restrict field, const double *restrict cur,                           \
-                                   const double *restrict damping, const double *restrict inv_a, long n, long s0, \
-                                   long s1, const double *restrict w) {                                          \
-    double wk[SNAP_MAX_RADIUS + 1];                                                                               \
-    for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
-    const long sy = (THREE_D) ? s1 : 0;                                                                           \
-    if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */  \
-    for (long z = 0; z < n; z++)                                                                                  \
-      field[z] = snap_update(cur, field, z, s0, sy, 1, RADIUS, wk, snap_ratio(damping[z], inv_a[z]), inv_a[z]);     \
+#define SNAP_ROW(NAME, RADIUS, THREE_D, CLONES)                                                                    \
+  CLONES static void NAME(double *restrict field, const double *restrict cur,                                      \
+                          const double *restrict damping, const double *restrict inv_a, long n, long s0,           \
+                          long s1, const double *restrict w) {                                                     \
+    double wk[SNAP_MAX_RADIUS + 1];                                                                                \
+    for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                       \
+    const long sy = (THREE_D) ? s1 : 0;                                                                            \
+    if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */    \
+    for (long z = 0; z < n; z++)                                                                                   \
+      field[z] = snap_update(cur, field, z, s0, sy, 1, RADIUS, wk, snap_ratio(damping[z], inv_a[z]), inv_a[z]);    \
   }
-SNAP_ROW(row_r1_2d, 1, 0)
-SNAP_ROW(row_r2_2d, 2, 0)
-SNAP_ROW(row_r4_2d, 4, 0)
-SNAP_ROW(row_r1_3d, 1, 1)
-SNAP_ROW(row_r2_3d, 2, 1)
-SNAP_ROW(row_r4_3d, 4, 1)
+SNAP_ROW(row_r1_2d, 1, 0, SNAP_ROW_CLONES)
+SNAP_ROW(row_r2_2d, 2, 0, SNAP_ROW_CLONES)
+SNAP_ROW(row_r4_2d, 4, 0, SNAP_ROW_CLONES)
+SNAP_ROW(row_r1_3d, 1, 1, SNAP_ROW_CLONES_3D)
+SNAP_ROW(row_r2_3d, 2, 1, SNAP_ROW_CLONES_3D)
+SNAP_ROW(row_r4_3d, 4, 1, SNAP_ROW_CLONES_3D)
 
 /* Two neighbouring 2-D rows (x and x + 1, `pair` apart) at once, in place
  * in `a` and `b` (separate pointers: the adjoint computes into L1
