@@ -133,7 +133,6 @@ static void check_help(contract_ctx *c) {
   probe_free(&p);
 }
 
-/* Bad input: exit 2, one line on stderr. */
 /* The line count, and what the second line said: what a reader needs to
  * tell the program's own second sentence from a library's warning. */
 static char *extra_lines_failure(const char *err, size_t lines) {
@@ -144,6 +143,7 @@ static char *extra_lines_failure(const char *err, size_t lines) {
                     (int)(strcspn(second, "\n") < 160 ? strcspn(second, "\n") : 160), second);
 }
 
+/* Bad input: exit 2, one line on stderr. */
 static void check_refusal(contract_ctx *c, const char *check, const char *const args[]) {
   probe p;
   if (run_probe(c, args, &p) != MAPP_OK) {
