@@ -139,8 +139,9 @@ static char *extra_lines_failure(const char *err, size_t lines) {
   const char *second = err + strcspn(err, "\n");
   while (*second == '\n' || *second == ' ' || *second == '\t' || *second == '\r') ++second;
   if (!*second) return str_printf("exited 2 but printed %zu lines on stderr, not one", lines);
+  size_t shown = strcspn(second, "\n");
   return str_printf("exited 2 but printed %zu lines on stderr, not one; the second: \"%.*s\"", lines,
-                    (int)(strcspn(second, "\n") < 160 ? strcspn(second, "\n") : 160), second);
+                    (int)(shown < 160 ? shown : 160), second);
 }
 
 /* Bad input: exit 2, one line on stderr. */

@@ -107,9 +107,9 @@ def common_options(backend_help, variant_help, variant_default, variants, min_ti
     ]
 
 
-def print_help(prog, summary, options, aliases=()):
-    """--help as the mini-apps print it: one line per option with its default and what it changes;
-    aliases: (name, meaning) lines after the table."""
+def print_help(prog, summary, options, aliases=None):
+    """--help as the mini-apps print it: one line per option with its default and what it changes,
+    then each alias (another name: the option's name, as parse_line takes them)."""
     print(f"usage: {prog} [options]\n{summary}\n\noptions:")
     for o in options:
         meta = "" if o["kind"] == FLAG else o["choices"] if o["choices"] else o["kind"]
@@ -126,8 +126,8 @@ def print_help(prog, summary, options, aliases=()):
         if o["changes"] and not o["refused"]:
             line += " [changes the %s]" % ("size" if o["changes"] == SIZE else "answer")
         print(line)
-    for name, meaning in aliases:
-        print(f"  {'--' + name:<34} {meaning}")
+    for name, target in (aliases or {}).items():
+        print(f"  {'--' + name:<34} another name for --{target}")
     print(f"  {'--help':<34} print this help and exit")
 
 

@@ -124,8 +124,7 @@ def refuse_value(name, text):
 
 def parse_line(argv):
     """(values, given) as the mini-app's parser reads a line; None when --help was printed."""
-    return parse_options(argv, OPTIONS, lambda: print_help(PROG, SUMMARY, OPTIONS),
-                                refuse_value=refuse_value)
+    return parse_options(argv, OPTIONS, lambda: print_help(PROG, SUMMARY, OPTIONS), refuse_value=refuse_value)
 
 
 def refuse_unhonoured(values, given):

@@ -104,6 +104,9 @@ OPTIONS = common_options(
 ]
 
 
+ALIASES = {"mode": "variant"}  # the app's --mode (the seed's FV3_DACEMODE)
+
+
 def refuse_value(name, text):
     if name == "backend" and text == "cuda":
         raise Refusal("--backend cuda: the GT4Py peer runs on the CPU only (serial, omp) here: GT4Py's gt:gpu "
@@ -116,9 +119,8 @@ def refuse_value(name, text):
 def parse_line(argv):
     """(values, given) as the mini-app's parser reads a line (--mode, the app's name of the seed's
     FV3_DACEMODE, is --variant); None when --help was printed."""
-    return parse_options(argv, OPTIONS,
-                         lambda: print_help(PROG, SUMMARY, OPTIONS, [("mode", "another name for --variant")]),
-                         aliases={"mode": "variant"}, refuse_value=refuse_value)
+    return parse_options(argv, OPTIONS, lambda: print_help(PROG, SUMMARY, OPTIONS, ALIASES), aliases=ALIASES,
+                         refuse_value=refuse_value)
 
 
 def refuse_unhonoured(values, given):
