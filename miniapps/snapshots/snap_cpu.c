@@ -33,6 +33,23 @@ static void cpu_free_coeffs(snap_coeffs *k) {
   *k = (snap_coeffs){0};
 }
 
+/* The z span where a row outside the layer across x and y (class 0) has
+ * no damping: the first run of zeros of its interior (the profile rises
+ * towards both ends of z, so there is one), narrowed to whole cache lines
+ * (a row starts on one): the undamped kernel then loads and stores
+ * aligned vectors. Begun 2 doubles past a line, it was 1.1-1.2x slower
+ * than the damped kernel over the whole row. */
+static void set_calm_span(const snap_grid *g, snap_coeffs *k) {
+  const long line = 64 / (long)sizeof(double);
+  long z = g->pad[2], end = g->pad[2] + g->n[2];
+  while (z < end && k->layer[z] != 0.0) z++;
+  long from = z;
+  while (z < end && k->layer[z] == 0.0) z++;
+  k->calm_from = (from + line - 1) / line * line;
+  k->calm_to = z / line * line;
+  if (k->calm_to < k->calm_from) k->calm_to = k->calm_from;
+}
+
 /* 1/a per point and the damping as rows (snap_fill_layer): r is formed
  * per point from the two (snap_ratio), so a step streams one model array,
  * not two. At 100^3, space order 2, 2 threads, the forward saving every
@@ -49,6 +66,7 @@ static int cpu_set_coeffs(const snap_problem *p, const double *m, snap_coeffs *k
     if (!k->row_depth) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory for %ld rows' layer depths", g->n[0] * g->n[1]);
   }
   if (!status) snap_fill_coeffs(p, m, NULL, k->inv_a), snap_fill_layer(p, k->layer, k->row_depth);
+  if (!status) set_calm_span(g, k);
   if (status) cpu_free_coeffs(k);
   return status;
 }
@@ -114,8 +132,15 @@ typedef void (*row_fn)(double *restrict field, const double *restrict cur, const
                        const double *restrict inv_a, long n, long s0, long s1, const double *restrict w);
 
 /* `damping` is the row's eta/dt (snap_fill_layer), from which with 1/a
- * each point forms r (snap_ratio). */
-#define SNAP_ROW(NAME, RADIUS, THREE_D, CLONES)                                                                    \
+ * each point forms r (snap_ratio). Each kernel comes twice: DAMPED, and
+ * for the points where the damping is 0 (most of the grid), the update
+ * without r (snap_update_undamped: the same bits, three operations fewer
+ * of about 22 at space order 8, and no damping read). */
+#define SNAP_POINT(DAMPED, CUR, PREV, Z, S0, S1, RADIUS, W, DAMPING, INV_A)                                         \
+  ((DAMPED) ? snap_update(CUR, PREV, Z, S0, S1, 1, RADIUS, W, snap_ratio((DAMPING)[Z], (INV_A)[Z]), (INV_A)[Z])       \
+            : snap_update_undamped(CUR, PREV, Z, S0, S1, 1, RADIUS, W, (INV_A)[Z]))
+
+#define SNAP_ROW(NAME, RADIUS, THREE_D, CLONES, DAMPED)                                                            \
   CLONES static void NAME(double *restrict field, const double *restrict cur,                                      \
                           const double *restrict damping, const double *restrict inv_a, long n, long s0,           \
                           long s1, const double *restrict w) {                                                     \
@@ -123,15 +148,20 @@ typedef void (*row_fn)(double *restrict field, const double *restrict cur, const
     for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                       \
     const long sy = (THREE_D) ? s1 : 0;                                                                            \
     if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */    \
-    for (long z = 0; z < n; z++)                                                                                   \
-      field[z] = snap_update(cur, field, z, s0, sy, 1, RADIUS, wk, snap_ratio(damping[z], inv_a[z]), inv_a[z]);    \
+    for (long z = 0; z < n; z++) field[z] = SNAP_POINT(DAMPED, cur, field, z, s0, sy, RADIUS, wk, damping, inv_a); \
   }
-SNAP_ROW(row_r1_2d, 1, 0, SNAP_ROW_CLONES)
-SNAP_ROW(row_r2_2d, 2, 0, SNAP_ROW_CLONES)
-SNAP_ROW(row_r4_2d, 4, 0, SNAP_ROW_CLONES)
-SNAP_ROW(row_r1_3d, 1, 1, SNAP_ROW_CLONES_3D)
-SNAP_ROW(row_r2_3d, 2, 1, SNAP_ROW_CLONES_3D)
-SNAP_ROW(row_r4_3d, 4, 1, SNAP_ROW_CLONES_3D)
+SNAP_ROW(row_r1_2d, 1, 0, SNAP_ROW_CLONES, 1)
+SNAP_ROW(row_r2_2d, 2, 0, SNAP_ROW_CLONES, 1)
+SNAP_ROW(row_r4_2d, 4, 0, SNAP_ROW_CLONES, 1)
+SNAP_ROW(row_r1_3d, 1, 1, SNAP_ROW_CLONES_3D, 1)
+SNAP_ROW(row_r2_3d, 2, 1, SNAP_ROW_CLONES_3D, 1)
+SNAP_ROW(row_r4_3d, 4, 1, SNAP_ROW_CLONES_3D, 1)
+SNAP_ROW(calm_r1_2d, 1, 0, SNAP_ROW_CLONES, 0)
+SNAP_ROW(calm_r2_2d, 2, 0, SNAP_ROW_CLONES, 0)
+SNAP_ROW(calm_r4_2d, 4, 0, SNAP_ROW_CLONES, 0)
+SNAP_ROW(calm_r1_3d, 1, 1, SNAP_ROW_CLONES_3D, 0)
+SNAP_ROW(calm_r2_3d, 2, 1, SNAP_ROW_CLONES_3D, 0)
+SNAP_ROW(calm_r4_3d, 4, 1, SNAP_ROW_CLONES_3D, 0)
 
 /* Two neighbouring 2-D rows (x and x + 1, `pair` apart) at once, in place
  * in `a` and `b` (separate pointers: the adjoint computes into L1
@@ -143,7 +173,7 @@ typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double
                             const double *restrict damping_a, const double *restrict damping_b,
                             const double *restrict inv_a, long pair, long n, long s0, const double *restrict w);
 
-#define SNAP_ROW_PAIR(NAME, RADIUS)                                                                                \
+#define SNAP_ROW_PAIR(NAME, RADIUS, DAMPED)                                                                        \
   SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
                                    const double *restrict damping_a, const double *restrict damping_b,            \
                                    const double *restrict inv_a, long pair, long n, long s0,                      \
@@ -152,25 +182,33 @@ typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double
     for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
     const double *restrict cur_b = cur + pair, *restrict inv_a_b = inv_a + pair;                                  \
     for (long z = 0; z < n; z++) {                                                                                \
-      a[z] = snap_update(cur, a, z, s0, 0, 1, RADIUS, wk, snap_ratio(damping_a[z], inv_a[z]), inv_a[z]);          \
-      b[z] = snap_update(cur_b, b, z, s0, 0, 1, RADIUS, wk, snap_ratio(damping_b[z], inv_a_b[z]), inv_a_b[z]);    \
+      a[z] = SNAP_POINT(DAMPED, cur, a, z, s0, 0, RADIUS, wk, damping_a, inv_a);                                  \
+      b[z] = SNAP_POINT(DAMPED, cur_b, b, z, s0, 0, RADIUS, wk, damping_b, inv_a_b);                              \
     }                                                                                                             \
   }
-SNAP_ROW_PAIR(rows_r1_2d, 1)
-SNAP_ROW_PAIR(rows_r2_2d, 2)
-SNAP_ROW_PAIR(rows_r4_2d, 4)
+SNAP_ROW_PAIR(rows_r1_2d, 1, 1)
+SNAP_ROW_PAIR(rows_r2_2d, 2, 1)
+SNAP_ROW_PAIR(rows_r4_2d, 4, 1)
+SNAP_ROW_PAIR(calm_rows_r1_2d, 1, 0)
+SNAP_ROW_PAIR(calm_rows_r2_2d, 2, 0)
+SNAP_ROW_PAIR(calm_rows_r4_2d, 4, 0)
 
-/* The kernels of a grid's radius and dimension (no pairs in 3-D). */
+/* The kernels of a grid's radius and dimension (no pairs in 3-D), [0]
+ * damped, [1] undamped. */
 typedef struct {
-  row_fn one;
-  row_pair_fn two;
+  row_fn one[2];
+  row_pair_fn two[2];
 } row_kernels;
 
 static row_kernels kernels_for(const snap_grid *g) {
-  static const row_fn ones[2][3] = {{row_r1_2d, row_r2_2d, row_r4_2d}, {row_r1_3d, row_r2_3d, row_r4_3d}};
-  static const row_pair_fn twos[3] = {rows_r1_2d, rows_r2_2d, rows_r4_2d};
-  int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2;
-  return (row_kernels){.one = ones[g->dims == 3][r], .two = g->dims == 3 ? NULL : twos[r]};
+  static const row_fn ones[2][2][3] = {{{row_r1_2d, row_r2_2d, row_r4_2d}, {row_r1_3d, row_r2_3d, row_r4_3d}},
+                                       {{calm_r1_2d, calm_r2_2d, calm_r4_2d}, {calm_r1_3d, calm_r2_3d, calm_r4_3d}}};
+  static const row_pair_fn twos[2][3] = {{rows_r1_2d, rows_r2_2d, rows_r4_2d},
+                                         {calm_rows_r1_2d, calm_rows_r2_2d, calm_rows_r4_2d}};
+  int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2, d = g->dims == 3;
+  row_kernels k;
+  for (int calm = 0; calm < 2; calm++) k.one[calm] = ones[calm][d][r], k.two[calm] = d ? NULL : twos[calm][r];
+  return k;
 }
 
 /* The imaging condition along a row (snap_image per point), and the zfp
@@ -270,6 +308,43 @@ static double *chunk_target(const step_job *job, long p, long n, double *buffer)
   return out;
 }
 
+/* A chunk of a row (and of its pair, b, when `pair` is not 0): where
+ * the new values go, and the arrays the update reads, from its first
+ * point on. */
+typedef struct {
+  double *a, *b;
+  const double *cur, *damping_a, *damping_b, *inv_a;
+  long pair;
+} chunk;
+
+/* Points [from, to) of a chunk, by the damped kernel or the undamped. */
+static void update_range(const step_job *job, const chunk *c, long from, long to, int calm) {
+  const snap_grid *g = job->g;
+  if (from >= to) return;
+  if (c->pair)
+    job->update.two[calm](c->a + from, c->b + from, c->cur + from, c->damping_a + from, c->damping_b + from,
+                          c->inv_a + from, c->pair, to - from, g->stride[0], g->w);
+  else
+    job->update.one[calm](c->a + from, c->cur + from, c->damping_a + from, c->inv_a + from, to - from, g->stride[0],
+                          g->stride[1], g->w);
+}
+
+/* A chunk of n points from z offset zb: undamped where its rows are
+ * outside the layer across x and y and z is in the calm span, damped at
+ * both ends. */
+static void update_chunk(const step_job *job, const chunk *c, long row, long rows_apart, long zb, long n) {
+  const snap_coeffs *k = job->k;
+  long lo = n, hi = n;
+  if (k->row_depth[row] == 0 && (!c->pair || k->row_depth[row + rows_apart] == 0)) {
+    long from = k->calm_from - job->g->pad[2] - zb, to = k->calm_to - job->g->pad[2] - zb;
+    lo = from < 0 ? 0 : from < n ? from : n;
+    hi = to < lo ? lo : to < n ? to : n;
+  }
+  update_range(job, c, 0, lo, 0);
+  update_range(job, c, lo, hi, 1);
+  update_range(job, c, hi, n, 0);
+}
+
 /* Row `row` (padded index `at`), and with `pair` the row `rows_apart`
  * rows and `pair` doubles on, computed together. */
 static void step_rows_at(const step_job *job, long row, long at, long rows_apart, long pair, double *buffers) {
@@ -278,18 +353,14 @@ static void step_rows_at(const step_job *job, long row, long at, long rows_apart
   const long n2 = g->n[2];
   for (long zb = 0; zb < n2; zb += SNAP_ROW_CHUNK) {
     long n = n2 - zb < SNAP_ROW_CHUNK ? n2 - zb : SNAP_ROW_CHUNK, p = at + zb;
-    const double *damping = row_damping(g, k, row, g->pad[2] + zb);
-    double *a = chunk_target(job, p, n, buffers);
-    if (pair) {
-      double *b = chunk_target(job, p + pair, n, buffers + SNAP_ROW_CHUNK);
-      job->update.two(a, b, job->cur + p, damping, row_damping(g, k, row + rows_apart, g->pad[2] + zb), k->inv_a + p,
-                      pair, n, g->stride[0], g->w);
-      finish_row(job, row, p, zb, n, a);
-      finish_row(job, row + rows_apart, p + pair, zb, n, b);
-    } else {
-      job->update.one(a, job->cur + p, damping, k->inv_a + p, n, g->stride[0], g->stride[1], g->w);
-      finish_row(job, row, p, zb, n, a);
-    }
+    chunk c = {.a = chunk_target(job, p, n, buffers), .cur = job->cur + p,
+               .damping_a = row_damping(g, k, row, g->pad[2] + zb), .inv_a = k->inv_a + p, .pair = pair};
+    if (pair)
+      c.b = chunk_target(job, p + pair, n, buffers + SNAP_ROW_CHUNK),
+      c.damping_b = row_damping(g, k, row + rows_apart, g->pad[2] + zb);
+    update_chunk(job, &c, row, rows_apart, zb, n);
+    finish_row(job, row, p, zb, n, c.a);
+    if (pair) finish_row(job, row + rows_apart, p + pair, zb, n, c.b);
   }
 }
 

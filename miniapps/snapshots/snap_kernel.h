@@ -72,6 +72,14 @@ SNAP_HD static inline double snap_update(const double *cur, const double *prev, 
   return fma(inv_a, snap_laplacian(cur, i, s0, s1, s2, radius, w), fma(ratio, cur[i] - prev[i], cur[i]));
 }
 
+/* snap_update where the damping is zero, the same bits in three
+ * operations fewer: there r = 1 - 0 x (1/a) is exactly 1, and
+ * fma(1, x, c) rounds x + c once, as x + c does. */
+SNAP_HD static inline double snap_update_undamped(const double *cur, const double *prev, long i, long s0, long s1,
+                                                  long s2, int radius, const double *w, double inv_a) {
+  return fma(inv_a, snap_laplacian(cur, i, s0, s1, s2, radius, w), (cur[i] - prev[i]) + cur[i]);
+}
+
 /* The imaging condition at one point: u(t) times the second time
  * difference of the adjoint field (without the -1/dt^2 scale, applied once
  * at the end). */

@@ -126,6 +126,7 @@ typedef struct {
   double *ratio, *inv_a;
   double *layer;  /* (nbl + 1) rows of pn[2]: eta/dt along z at depth class c (snap_fill_layer) */
   int *row_depth; /* each interior row's (i, j) depth into the layer across x and y: its class */
+  long calm_from, calm_to; /* padded z offsets [from, to) where class 0's damping is 0 (snap_update_undamped) */
 } snap_coeffs;
 
 /* 1/a and (where ratio is not NULL) r = snap_ratio(eta/dt, 1/a) of the
