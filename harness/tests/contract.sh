@@ -6,7 +6,8 @@
 #            mapp contract, is blessed into a baseline folder of the test's
 #            own, swept (check: required), checked (a perturbed baseline
 #            fails it), plotted and reported like a mini-app; its peer
-#            mapp-wrapped-peer is checked against wrapped's baselines
+#            mapp-wrapped-peer is checked against wrapped's baselines and,
+#            in a sweep, against wrapped's answers (a moved answer fails)
 #   broken   builds of it that write a record field of the wrong type, omit
 #            a required field, or have no --list are each refused by mapp
 #            contract (exit 1) and by sweep and run, with one line naming
@@ -60,12 +61,28 @@ case_wrapped() {
   grep -q '"app":"wrapped-peer".*"file":"'"$MAPP_BASELINE_DIR"'/wrapped/tiny.h5"' $R/results.jsonl ||
     fail "the peer was not checked against baselines/wrapped/tiny.h5"
   grep -q "\"launch\":\"mpirun -np 1 .*$APPS/good/mapp-wrapped " $R/results.jsonl || fail "not launched from the app path"
+  # The peer's answers against wrapped's of the same configuration and
+  # repetition (peer_of): both configurations count as checked for it.
+  [ "$(grep '"app":"wrapped-peer"' $R/results.jsonl | grep -c '"consistency":{"status":"pass".*"peer_of":"wrapped"')" = 2 ] ||
+    fail "the peer's answers were not checked against wrapped's: $(grep '"app":"wrapped-peer"' $R/results.jsonl | head -1)"
   expect_exit 0 "$MAPP" plot $R
   for f in wrapped-fom wrapped-speedup wrapped-peer-fom; do
     for ext in png svg; do [ -s "$R/plots/$f.$ext" ] || fail "$R/plots/$f.$ext missing or empty"; done
   done
   expect_exit 0 "$MAPP" report $R
   grep -q '^## wrapped' $R/report.md || fail "the report has no wrapped section"
+
+  # That check is real, and needs no baseline: a peer whose answer moved
+  # by 1e-9 fails it (check: none), with one line naming the answer.
+  printf 'name: peer\nrepetitions: 1\ncheck: none\nruns:\n  - {app: wrapped, ranks: [1], sizes: [tiny]}\n  - {app: wrapped-peer, ranks: [1], sizes: [tiny]}\n' >peer.yaml
+  expect_exit 0 "$MAPP" sweep peer.yaml --out peer-same
+  grep -q '"app":"wrapped-peer".*"consistency":{"status":"pass"' peer-same/peer/results.jsonl || fail "the peer was not checked"
+  expect_exit 1 env WRAPPED_PEER_SHIFT=1e-9 "$MAPP" sweep peer.yaml --out peer-moved
+  expect_output "[2/2] wrapped-peer explicit/serial n=1 t=1 tiny strong ... FAIL (consistency)"
+  expect_output ": differs from mapp-wrapped's answer"
+  grep -q '"app":"wrapped-peer".*"consistency":{"status":"fail"' peer-moved/peer/results.jsonl || fail "the moved answer passed"
+  expect_exit 0 "$MAPP" report peer-moved/peer
+  grep -q 'agreement with its mini-app' peer-moved/peer/report.md || fail "the report does not name the peer check"
 
   # The comparison is real: a perturbed baseline fails the run.
   "$TOOL" perturb "$MAPP_BASELINE_DIR/wrapped/tiny.h5" u 3 1e-9 || fail "perturbing the baseline"

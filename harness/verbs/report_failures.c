@@ -28,7 +28,9 @@ static const char *failure_of(const json_t *r) {
   if (status_is(r, "verification", "fail")) return "verification";
   if (status_is(r, "baseline", "fail")) return "baseline";
   if (json_integer_value(json_object_get(r, "exit_code")) != 0) return "exit code";
-  if (status_is(r, "consistency", "fail")) return "consistency with 1 rank";
+  if (status_is(r, "consistency", "fail"))
+    return json_object_get(json_object_get(r, "consistency"), "peer_of") ? "agreement with its mini-app"
+                                                                          : "consistency with 1 rank";
   if (json_object_get(json_object_get(r, "baseline"), "bless") ||
       (json_object_get(json_object_get(r, "baseline"), "error") && !status_is(r, "baseline", "fail")))
     return "no baseline (required)";

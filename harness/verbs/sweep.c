@@ -33,7 +33,7 @@ typedef struct {
   json_t *done; /* keys already in results.jsonl (resume) */
   execute_options opt;
   bool keep_output;
-  consistency_book book; /* this repetition's 1-rank answers */
+  consistency_book book; /* this repetition's 1-rank answers (and those kept for a peer) */
 } sweep_context;
 
 static const char *skip_reason(combo_status combo) {
@@ -70,26 +70,35 @@ static void print_contract(const job *j, const job_result *res) {
   printf(": mapp-%s broke the mapp contract: %s (docs/contract.md)", j->app, res->contract_error);
 }
 
-/* Where the answer differs from the 1-rank one, and by how much. */
+/* Where the answer differs from the 1-rank one (a peer's: from its
+ * mini-app's), and by how much. */
 static void print_inconsistency(const job_result *res) {
   const json_t *c = json_object_get(res->record, "consistency");
   const char *error = json_string_value(json_object_get(c, "error"));
-  printf(": differs from the 1-rank answer %s", json_string_value(json_object_get(c, "file")));
+  const char *peer_of = json_string_value(json_object_get(c, "peer_of"));
+  if (peer_of) printf(": differs from mapp-%s's answer %s", peer_of,
+                      json_string_value(json_object_get(c, "file")));
+  else printf(": differs from the 1-rank answer %s", json_string_value(json_object_get(c, "file")));
   if (error) printf(" (%s)", error);
   else printf(" (worst abs %.3g, worst ulp %lld)", json_number_value(json_object_get(c, "worst_abs")),
               (long long)json_integer_value(json_object_get(c, "worst_ulp")));
 }
 
 /* Checks the answer against the repetition's 1-rank one where the app is
- * rank-invariant, then drops it unless it is kept (a reference, a failure,
- * --keep-output). The answer is on disk until here: the sweep executes
- * with keep_output and drops it itself. */
+ * rank-invariant, a peer's against its mini-app's, then drops it unless it
+ * is kept (a reference, an answer a peer will be checked against, a
+ * failure, --keep-output). The answer is on disk until here: the sweep
+ * executes with keep_output and drops it itself. */
 static int judge_consistency(sweep_context *ctx, const sweep_job *sj, const job_files *files, job_result *res) {
-  bool keep = false;
+  bool keep = false, kept_for_peer = false;
   if (consistency_applies(&sj->job, sj->bitwise_ranks))
     MAPP_TRY(consistency_judge(&ctx->book, &sj->job, files, res, &keep));
   else if (consistency_weak_applies(&sj->job, sj->bitwise_ranks, sj->weak_reference))
     MAPP_TRY(consistency_judge_weak(ctx->env, &sj->job, files, &ctx->opt, ctx->keep_output, res));
+  else if (sj->peer_of)
+    MAPP_TRY(consistency_judge_peer(&ctx->book, &sj->job, sj->peer_of, files, res));
+  if (sj->peer_target) MAPP_TRY(consistency_keep(&ctx->book, &sj->job, files, res, &kept_for_peer));
+  keep = keep || kept_for_peer;
   if (ctx->keep_output) return MAPP_OK;
   if (keep) json_object_set_new(res->record, "output", json_null()); /* removed when the repetition ends */
   else job_drop_passed_output(res, files);

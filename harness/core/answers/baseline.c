@@ -29,8 +29,9 @@ static int failed_comparison(const char *file, json_t **out) {
 
 /* A program whose answers are another's in another operation order (a
  * peer: its record's baseline_tolerance, {"model": ..., "bound": ...})
- * is checked at the tolerance it states, not the baseline's own. */
-static int stated_tolerance(const json_t *record, tolerance_override *ovr, bool *stated) {
+ * is checked at the tolerance it states, not the baseline's own (and a
+ * sweep checks it against its mini-app's answer at the same). */
+int baseline_stated_tolerance(const json_t *record, tolerance_override *ovr, bool *stated) {
   const json_t *t = json_object_get(record, "baseline_tolerance");
   *stated = t != NULL;
   if (!t) return MAPP_OK;
@@ -56,7 +57,7 @@ int baseline_check_run(const json_t *record, const char *baseline_app, const cha
   int status;
   if (!path_exists(file)) {
     status = status_object("missing", file, out);
-  } else if (stated_tolerance(record, &ovr, &stated) != MAPP_OK) {
+  } else if (baseline_stated_tolerance(record, &ovr, &stated) != MAPP_OK) {
     status = failed_comparison(file, out);
   } else if (compare_files(file, output, stated ? &ovr : NULL, report) != MAPP_OK) {
     status = failed_comparison(file, out);

@@ -25,4 +25,9 @@ char *baseline_path(const char *app, const char *case_name);
 int baseline_check_run(const json_t *record, const char *baseline_app, const char *case_name, const char *output,
                        compare_report *report, json_t **status);
 
+/* The tolerance a record states for its answers (a peer's
+ * baseline_tolerance) into *ovr, *stated false where it states none; a
+ * malformed one is an input error. */
+int baseline_stated_tolerance(const json_t *record, tolerance_override *ovr, bool *stated);
+
 #endif

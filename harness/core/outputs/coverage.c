@@ -145,7 +145,9 @@ void coverage_write(doc *d, const coverage_table *table) {
               "`baselines/APP/CASE.h5`, and for consistency when an app whose answer does not depend on the rank "
               "count had its answer compared bit for bit with another rank count's: a strong-scaling n-rank answer "
               "with the same sweep's 1-rank answer (which checks both), a weak one with its global problem solved "
-              "on 1 rank (weak_reference).");
+              "on 1 rank (weak_reference), or when a peer (a production system's program, peer_of) had its answer "
+              "compared with its mini-app's of the same configuration at the tolerance it states (which checks "
+              "both).");
   write_unchecked(d, table);
 }
 

@@ -165,6 +165,7 @@ static char *failure_message(const json_t *record, const char *type) {
   if (strcmp(type, "missing-baseline") == 0) return missing_baseline_message(record);
   if (strcmp(type, "contract") == 0)
     return one_line(str_printf("the program broke the mapp contract: %s", text_at(record, "contract", "error")));
+  if (text_at(record, "consistency", "peer_of")) return comparison_message(record, "consistency", "its mini-app's answer");
   return comparison_message(record, "consistency", "the sweep's 1-rank answer");
 }
 

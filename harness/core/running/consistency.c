@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "strv.h"
 #include "tolerance.h"
 #include "fsutil.h"
@@ -13,14 +14,17 @@ bool consistency_applies(const job *j, bool bitwise_ranks) {
   return bitwise_ranks && strcmp(j->scaling, "strong") == 0;
 }
 
-/* The job's configuration and repetition, without its rank count. */
-static char *config_key(const job *j) {
+/* The job's configuration and repetition, without its rank count, as
+ * `app` would run it with `variant`. */
+static char *config_key_of(const job *j, const char *app, const char *variant) {
   char *setting = job_setting(j);
-  char *key = str_printf("%s|%s|%s|t%ld|%s|r%ld|%s", j->app, j->variant, j->backend, j->threads, j->size,
+  char *key = str_printf("%s|%s|%s|t%ld|%s|r%ld|%s", app, variant, j->backend, j->threads, j->size,
                          j->repetition, setting ? setting : "");
   free(setting);
   return key;
 }
+
+static char *config_key(const job *j) { return config_key_of(j, j->app, j->variant); }
 
 static consistency_ref *find_ref(consistency_book *book, const char *key) {
   for (size_t i = 0; i < book->count; ++i)
@@ -42,6 +46,18 @@ static int add_ref(consistency_book *book, char *key, const char *answer, char *
   return MAPP_OK;
 }
 
+/* j's answer as its configuration's reference under `key` (taken, freed
+ * on failure). */
+static int keep_answer(consistency_book *book, char *key, const job *j, const job_files *files) {
+  char *record_key = job_key(j);
+  int status = record_key ? add_ref(book, key, files->output, record_key) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status != MAPP_OK) {
+    free(key);
+    free(record_key);
+  }
+  return status;
+}
+
 static int set_status(json_t *record, const char *status, const char *reason) {
   json_t *c = json_pack("{s:s, s:s?}", "status", status, "reason", reason);
   if (!c) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
@@ -49,15 +65,17 @@ static int set_status(json_t *record, const char *status, const char *reason) {
   return MAPP_OK;
 }
 
-/* Bit for bit against the reference answer, the verdict into the record
- * (with `extra` merged into it, stolen; may be NULL); *differs when the
- * answers differ. A comparison that cannot be made (an answer of another
- * shape, a dataset missing) is a failure saying why. */
-static int compare_answers(const char *reference, const char *answer, json_t *extra, job_result *res, bool *differs) {
-  const tolerance_override exact = {.model_set = true, .model = TOL_EXACT};
+static const tolerance_override exact = {.model_set = true, .model = TOL_EXACT};
+
+/* Against the reference answer at `tol` (bit for bit: &exact), the verdict
+ * into the record (with `extra` merged into it, stolen; may be NULL);
+ * *differs when the answers differ. A comparison that cannot be made (an
+ * answer of another shape, a dataset missing) is a failure saying why. */
+static int compare_answers(const char *reference, const char *answer, const tolerance_override *tol, json_t *extra,
+                           job_result *res, bool *differs) {
   compare_report report;
   json_t *verdict = NULL;
-  if (compare_files(reference, answer, &exact, &report) == MAPP_OK) {
+  if (compare_files(reference, answer, tol, &report) == MAPP_OK) {
     verdict = compare_report_json(&report);
     compare_report_free(&report);
   } else {
@@ -77,7 +95,7 @@ static int compare_with(consistency_ref *ref, const char *answer, job_result *re
   bool differs = false;
   json_t *about = json_pack("{s:s}", "reference_key", ref->record_key);
   if (!about) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  MAPP_TRY(compare_answers(ref->answer, answer, about, res, &differs));
+  MAPP_TRY(compare_answers(ref->answer, answer, &exact, about, res, &differs));
   ref->failed |= differs;
   return MAPP_OK;
 }
@@ -96,15 +114,61 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
                                     : "no passing 1-rank run of this configuration and repetition ran before it");
   }
   /* The first passing 1-rank answer of the configuration is the reference. */
-  char *record_key = job_key(j);
-  int status = record_key ? add_ref(book, key, files->output, record_key) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status != MAPP_OK) {
-    free(key);
-    free(record_key);
-    return status;
-  }
+  MAPP_TRY(keep_answer(book, key, j, files));
   *keep = true;
   return set_status(res->record, "reference", NULL);
+}
+
+/* ------------------------------------------------ a peer's answers */
+
+int consistency_keep(consistency_book *book, const job *j, const job_files *files, const job_result *res, bool *keep) {
+  *keep = false;
+  if (res->exit_code != 0 || res->outcome != OUTCOME_OK || j->ranks != 1 || !path_exists(files->output))
+    return MAPP_OK;
+  char *key = config_key(j);
+  if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (find_ref(book, key)) {
+    free(key);
+    return MAPP_OK;
+  }
+  MAPP_TRY(keep_answer(book, key, j, files));
+  *keep = true;
+  return MAPP_OK;
+}
+
+int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const job_files *files,
+                           job_result *res) {
+  if (res->exit_code != 0) return MAPP_OK; /* no answer to compare; the run has failed already */
+  if (!path_exists(files->output)) return set_status(res->record, "unavailable", "this run wrote no answer");
+  /* The mini-app's name for the variant, where the peer names its modes otherwise. */
+  const char *variant = json_string_value(json_object_get(res->record, "peer_variant"));
+  char *key = config_key_of(j, peer_of, variant ? variant : j->variant);
+  if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  consistency_ref *ref = find_ref(book, key);
+  free(key);
+  if (!ref) {
+    char *reason = str_printf("no passing 1-rank run of mapp-%s in this configuration and repetition ran before it",
+                              peer_of);
+    int status = reason ? set_status(res->record, "unavailable", reason) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    free(reason);
+    return status;
+  }
+  tolerance_override stated = {0};
+  bool has_tolerance = false;
+  if (baseline_stated_tolerance(res->record, &stated, &has_tolerance) != MAPP_OK) {
+    json_t *c = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", ref->answer, "error", mapp_error_message());
+    mapp_error_clear();
+    if (!c) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    json_object_set_new(res->record, "consistency", c);
+    if (res->outcome == OUTCOME_OK) job_set_outcome(res, OUTCOME_FAIL_CONSISTENCY);
+    return MAPP_OK;
+  }
+  json_t *about = json_pack("{s:s, s:s}", "reference_key", ref->record_key, "peer_of", peer_of);
+  if (!about) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  bool differs = false;
+  MAPP_TRY(compare_answers(ref->answer, files->output, has_tolerance ? &stated : &exact, about, res, &differs));
+  ref->failed |= differs;
+  return MAPP_OK;
 }
 
 /* ------------------------------------------------ weak answers, 1 rank */
@@ -189,7 +253,7 @@ int consistency_judge_weak(const harness_env *env, const job *j, const job_files
     json_t *about = json_pack("{s:{s:i, s:I, s:f}}", "reference", "ranks", 1, "weak_ranks", (json_int_t)j->ranks,
                               "elapsed_s", ref_res.elapsed_s);
     if (!about) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-    else if (answered) status = compare_answers(ref_files.output, files->output, about, res, &differs);
+    else if (answered) status = compare_answers(ref_files.output, files->output, &exact, about, res, &differs);
     else {
       json_decref(about);
       status = reference_failed(j, &ref_files, &ref_res, res);

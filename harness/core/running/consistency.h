@@ -18,7 +18,17 @@
  * the same environment: the check for weak answers no baseline holds (a
  * simulated sweep to 1,024 ranks). Its "consistency" says so:
  *   {"status": "pass"|"fail", ..., "reference": {"ranks": 1, "weak_ranks": n, "elapsed_s": ...}}
- *   {"status": "unavailable", "reason": "the 1-rank reference ... failed ..."} */
+ *   {"status": "unavailable", "reason": "the 1-rank reference ... failed ..."}
+ * A peer (a program whose --list says "peer_of": APP: the production
+ * system APP stands for) solves APP's problem its own way: its answer is
+ * compared with APP's 1-rank answer of the same configuration (variant,
+ * the record's peer_variant where the peer names its modes otherwise;
+ * backend, threads, size, setting) and repetition that ran before it, at
+ * the tolerance its record states (baseline_tolerance; bit for bit where
+ * it states none), so every answer of a sweep that runs both is checked by
+ * an independent implementation, also where no baseline holds the case:
+ *   {"status": "pass"|"fail", "file": APP_ANSWER, "reference_key": KEY, "peer_of": APP, ...}
+ *   {"status": "unavailable", "reason": ...}  no answer of APP to compare with */
 #ifndef HARNESS_CONSISTENCY_H
 #define HARNESS_CONSISTENCY_H
 
@@ -48,6 +58,16 @@ bool consistency_applies(const job *j, bool bitwise_ranks);
  * compared with the reference, and a difference turns res->outcome into
  * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
 int consistency_judge(consistency_book *book, const job *j, const job_files *files, job_result *res, bool *keep);
+/* After j, a run of an app that a program of the sweep is a peer of: a
+ * passing 1-rank answer is kept for the peer (*keep) unless one of its
+ * configuration and repetition already is. The record is left as it is. */
+int consistency_keep(consistency_book *book, const job *j, const job_files *files, const job_result *res, bool *keep);
+/* After j, a run of a peer of `peer_of`: its answer against that app's kept
+ * answer of the same configuration and repetition, at the record's
+ * baseline_tolerance; a difference turns res->outcome into
+ * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
+int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const job_files *files,
+                           job_result *res);
 /* Whether j's answer is checked against a 1-rank run of its weak problem. */
 bool consistency_weak_applies(const job *j, bool bitwise_ranks, bool weak_reference);
 /* After j ran with its answer at files->output: launches the 1-rank

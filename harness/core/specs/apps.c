@@ -106,6 +106,8 @@ static int parse_list(const json_t *root, const char *app, app_info *info) {
   info->bitwise_ranks = json_is_true(json_object_get(root, "bitwise_ranks"));
   const char *baselines = json_string_value(json_object_get(root, "baselines"));
   if (!(info->baselines = strdup(baselines ? baselines : app))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  const char *peer_of = json_string_value(json_object_get(root, "peer_of"));
+  if (peer_of && !(info->peer_of = strdup(peer_of))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   return parse_variants(root, app, info);
 }
 
@@ -224,5 +226,6 @@ void app_info_free(app_info *info) {
   free(info->exe);
   free(info->baselines);
   free(info->reference);
+  free(info->peer_of);
   *info = (app_info){0};
 }

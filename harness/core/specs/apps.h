@@ -33,6 +33,7 @@ typedef struct {
   size_t nvariants;
   char *reference;       /* "VARIANT/BACKEND": the first variant on its first backend (speedup's default) */
   bool bitwise_ranks;    /* one global problem's answer is the same bit for bit on any rank count */
+  char *peer_of;         /* the mini-app this program is a peer of (--list's "peer_of"), or NULL */
 } app_info;
 
 /* Whether a variant/backend pair can run in this build. */

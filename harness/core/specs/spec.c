@@ -493,10 +493,18 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                   .measure = &run->measure,
                   .combo = app_combo(app, variants[v], run->backends.items[b]),
                   .bitwise_ranks = app->bitwise_ranks,
-                  .weak_reference = run->weak_reference};
+                  .weak_reference = run->weak_reference,
+                  .peer_of = app->peer_of};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }
   return MAPP_OK;
+}
+
+/* Whether a program of the spec (apps) is a peer of `name`. */
+static bool has_peer(const app_info *apps, size_t napps, const char *name) {
+  for (size_t i = 0; i < napps; ++i)
+    if (apps[i].peer_of && strcmp(apps[i].peer_of, name) == 0) return true;
+  return false;
 }
 
 int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, sweep_jobs *jobs) {
@@ -519,6 +527,8 @@ int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, swee
       if (status == MAPP_OK) status = expand_run(run, app, variants, nvariants, rep, jobs, &capacity);
       free(variants);
     }
+  for (size_t i = 0; status == MAPP_OK && i < jobs->count; ++i)
+    jobs->items[i].peer_target = has_peer(apps, napps, jobs->items[i].job.app);
   if (status != MAPP_OK) sweep_jobs_free(jobs);
   return status;
 }

@@ -118,6 +118,8 @@ typedef struct {
   combo_status combo;
   bool bitwise_ranks; /* the app's answers agree across rank counts (consistency.h) */
   bool weak_reference; /* its entry's weak_reference: (consistency.h) */
+  const char *peer_of; /* the mini-app whose answer of the same configuration it is checked against, or NULL */
+  bool peer_target;    /* a program of the spec is a peer of this app: its answers are kept for it */
 } sweep_job;
 
 typedef struct {

@@ -51,6 +51,16 @@ EOF
     answer=$(ls results/*.h5)
     "$bin/mapp" check "$src/baselines/snapshots/tiny.h5" "$answer" >exact.txt
     [ $? -eq 1 ] || fail "the peer's answer passed the baseline's exact model: $(cat exact.txt)"
+    # A sweep of both on a problem no baseline holds (space order 8): the
+    # peer's answer is checked against the mini-app's of the same
+    # configuration, at its stated tolerance (peer_of).
+    printf '%s\n' 'name: pair' 'repetitions: 1' 'runs:' \
+      '  - {app: snapshots, label: so8, variants: [memory], ranks: [1], sizes: [tiny], args: [--space-order, "8"]}' \
+      '  - {app: snapshots-devito, label: so8, variants: [memory], ranks: [1], sizes: [tiny], args: [--space-order, "8"]}' >pair.yaml
+    "$bin/mapp" sweep pair.yaml --out sweep >sweep.txt 2>&1 || fail "mapp sweep: $(cat sweep.txt)"
+    cat sweep.txt
+    grep '"app":"snapshots-devito"' sweep/pair/results.jsonl | grep -q '"consistency":{"status":"pass".*"peer_of":"snapshots"' ||
+      fail "the peer's answer was not checked against the mini-app's: $(grep -o '"consistency":{[^}]*}' sweep/pair/results.jsonl)"
     ;;
   list)
     "$exe" --list >list.json || fail "--list exited $?"
