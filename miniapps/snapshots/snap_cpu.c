@@ -134,7 +134,7 @@ typedef void (*row_fn)(double *restrict field, const double *restrict cur, const
 /* `damping` is the row's eta/dt (snap_fill_layer), from which with 1/a
  * each point forms r (snap_ratio). Each kernel comes twice: DAMPED, and
  * for the points where the damping is 0 (most of the grid), the update
- * without r (snap_update_undamped: the same bits, three operations fewer
+ * without r (snap_update_undamped: the same bits, two operations fewer
  * of about 22 at space order 8, and no damping read). */
 #define SNAP_POINT(DAMPED, CUR, PREV, Z, S0, S1, RADIUS, W, DAMPING, INV_A)                                         \
   ((DAMPED) ? snap_update(CUR, PREV, Z, S0, S1, 1, RADIUS, W, snap_ratio((DAMPING)[Z], (INV_A)[Z]), (INV_A)[Z])       \

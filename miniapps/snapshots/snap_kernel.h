@@ -72,7 +72,7 @@ SNAP_HD static inline double snap_update(const double *cur, const double *prev, 
   return fma(inv_a, snap_laplacian(cur, i, s0, s1, s2, radius, w), fma(ratio, cur[i] - prev[i], cur[i]));
 }
 
-/* snap_update where the damping is zero, the same bits in three
+/* snap_update where the damping is zero, the same bits in two
  * operations fewer: there r = 1 - 0 x (1/a) is exactly 1, and
  * fma(1, x, c) rounds x + c once, as x + c does. */
 SNAP_HD static inline double snap_update_undamped(const double *cur, const double *prev, long i, long s0, long s1,
