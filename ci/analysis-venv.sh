@@ -18,18 +18,11 @@ command -v "$python" >/dev/null || { echo "$me: no $python (install python3, pyt
 
 hash="$( { "$python" -c 'import sys; print(sys.version)'; cat "$reqs"; } | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.mapp-analysis-stamp"
-if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
-  echo "$me: $venv is up to date"
-  exit 0
-fi
+. "$root/ci/venv-lib.sh"
+venv_fresh "$venv" "$stamp" "$hash"
 
 echo "$me: making $venv (harness/analysis/requirements.txt)"
-if [ ! -x "$venv/bin/python" ]; then
-  rm -rf "$venv"
-  "$python" -m venv "$venv" >/dev/null || {
-    echo "$me: '$python -m venv' failed (Debian: apt-get install python3-venv, or run ci/install-deps.sh)" >&2; exit 2; }
-fi
-rm -f "$stamp"
+venv_create "$python" "$venv" "$stamp"
 # The list is the whole venv (every dependency pinned), so --no-deps: pip
 # brings nothing unlisted, in particular not extrap's GUI (PySide6).
 log="$venv/.mapp-analysis-pip.log"
