@@ -150,18 +150,16 @@ typedef void (*row_fn)(double *restrict field, const double *restrict cur, const
     if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */    \
     for (long z = 0; z < n; z++) field[z] = SNAP_POINT(DAMPED, cur, field, z, s0, sy, RADIUS, wk, damping, inv_a); \
   }
-SNAP_ROW(row_r1_2d, 1, 0, SNAP_ROW_CLONES, 1)
-SNAP_ROW(row_r2_2d, 2, 0, SNAP_ROW_CLONES, 1)
-SNAP_ROW(row_r4_2d, 4, 0, SNAP_ROW_CLONES, 1)
-SNAP_ROW(row_r1_3d, 1, 1, SNAP_ROW_CLONES_3D, 1)
-SNAP_ROW(row_r2_3d, 2, 1, SNAP_ROW_CLONES_3D, 1)
-SNAP_ROW(row_r4_3d, 4, 1, SNAP_ROW_CLONES_3D, 1)
-SNAP_ROW(calm_r1_2d, 1, 0, SNAP_ROW_CLONES, 0)
-SNAP_ROW(calm_r2_2d, 2, 0, SNAP_ROW_CLONES, 0)
-SNAP_ROW(calm_r4_2d, 4, 0, SNAP_ROW_CLONES, 0)
-SNAP_ROW(calm_r1_3d, 1, 1, SNAP_ROW_CLONES_3D, 0)
-SNAP_ROW(calm_r2_3d, 2, 1, SNAP_ROW_CLONES_3D, 0)
-SNAP_ROW(calm_r4_3d, 4, 1, SNAP_ROW_CLONES_3D, 0)
+/* row_SHAPE (damped) and calm_SHAPE (undamped). */
+#define SNAP_ROWS(SHAPE, RADIUS, THREE_D, CLONES)                                                                  \
+  SNAP_ROW(row_##SHAPE, RADIUS, THREE_D, CLONES, 1)                                                                \
+  SNAP_ROW(calm_##SHAPE, RADIUS, THREE_D, CLONES, 0)
+SNAP_ROWS(r1_2d, 1, 0, SNAP_ROW_CLONES)
+SNAP_ROWS(r2_2d, 2, 0, SNAP_ROW_CLONES)
+SNAP_ROWS(r4_2d, 4, 0, SNAP_ROW_CLONES)
+SNAP_ROWS(r1_3d, 1, 1, SNAP_ROW_CLONES_3D)
+SNAP_ROWS(r2_3d, 2, 1, SNAP_ROW_CLONES_3D)
+SNAP_ROWS(r4_3d, 4, 1, SNAP_ROW_CLONES_3D)
 
 /* Two neighbouring 2-D rows (x and x + 1, `pair` apart) at once, in place
  * in `a` and `b` (separate pointers: the adjoint computes into L1
@@ -186,12 +184,13 @@ typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double
       b[z] = SNAP_POINT(DAMPED, cur_b, b, z, s0, 0, RADIUS, wk, damping_b, inv_a_b);                              \
     }                                                                                                             \
   }
-SNAP_ROW_PAIR(rows_r1_2d, 1, 1)
-SNAP_ROW_PAIR(rows_r2_2d, 2, 1)
-SNAP_ROW_PAIR(rows_r4_2d, 4, 1)
-SNAP_ROW_PAIR(calm_rows_r1_2d, 1, 0)
-SNAP_ROW_PAIR(calm_rows_r2_2d, 2, 0)
-SNAP_ROW_PAIR(calm_rows_r4_2d, 4, 0)
+/* rows_rR_2d (damped) and calm_rows_rR_2d (undamped). */
+#define SNAP_ROW_PAIRS(RADIUS)                                                                                     \
+  SNAP_ROW_PAIR(rows_r##RADIUS##_2d, RADIUS, 1)                                                                    \
+  SNAP_ROW_PAIR(calm_rows_r##RADIUS##_2d, RADIUS, 0)
+SNAP_ROW_PAIRS(1)
+SNAP_ROW_PAIRS(2)
+SNAP_ROW_PAIRS(4)
 
 /* The kernels of a grid's radius and dimension (no pairs in 3-D), [0]
  * damped, [1] undamped. */

@@ -67,6 +67,14 @@ static int set_status(json_t *record, const char *status, const char *reason) {
 
 static const tolerance_override exact = {.model_set = true, .model = TOL_EXACT};
 
+/* The verdict of a comparison that could not be made against `reference`,
+ * saying why (the pending error, cleared); NULL when out of memory. */
+static json_t *failed_comparison(const char *reference) {
+  json_t *verdict = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", reference, "error", mapp_error_message());
+  mapp_error_clear();
+  return verdict;
+}
+
 /* Against the reference answer at `tol` (bit for bit: &exact), the verdict
  * into the record (with `extra` merged into it, stolen; may be NULL);
  * *differs when the answers differ. A comparison that cannot be made (an
@@ -79,8 +87,7 @@ static int compare_answers(const char *reference, const char *answer, const tole
     verdict = compare_report_json(&report);
     compare_report_free(&report);
   } else {
-    verdict = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", reference, "error", mapp_error_message());
-    mapp_error_clear();
+    verdict = failed_comparison(reference);
   }
   if (verdict && extra) json_object_update(verdict, extra);
   json_decref(extra);
@@ -156,8 +163,7 @@ int consistency_judge_peer(consistency_book *book, const job *j, const char *pee
   tolerance_override stated = {0};
   bool has_tolerance = false;
   if (baseline_stated_tolerance(res->record, &stated, &has_tolerance) != MAPP_OK) {
-    json_t *c = json_pack("{s:s, s:s, s:s}", "status", "fail", "file", ref->answer, "error", mapp_error_message());
-    mapp_error_clear();
+    json_t *c = failed_comparison(ref->answer);
     if (!c) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     json_object_set_new(res->record, "consistency", c);
     if (res->outcome == OUTCOME_OK) job_set_outcome(res, OUTCOME_FAIL_CONSISTENCY);
