@@ -479,6 +479,8 @@ static int describe_problem(mapp_run *run, const snap_state *s) {
   MAPP_TRY(mapp_run_set(run, "compression", json_string(snap_compression_name(s->st.store.compression))));
   MAPP_TRY(mapp_run_set(run, "dims", json_integer(s->p.grid.dims)));
   MAPP_TRY(mapp_run_set(run, "space_order", json_integer(s->p.cfg.space_order)));
+  const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
+  MAPP_TRY(mapp_run_set(run, "kernels", json_string(!ops ? "none" : ops->kernels ? ops->kernels(&s->p.grid) : ops->name)));
   MAPP_TRY(mapp_run_set(run, "dt", json_real(s->p.dt)));
   MAPP_TRY(mapp_run_set(run, "save_every", json_integer((json_int_t)s->p.cfg.save_every)));
   MAPP_TRY(mapp_run_set(run, "objective", json_real(s->res.objective)));

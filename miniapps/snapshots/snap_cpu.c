@@ -9,6 +9,7 @@
 #endif
 
 #include "mapp_halo_nd.h"
+#include "snap_cpu_rows.h"
 #include "snapshots.h"
 
 /* Below this many points a parallel region costs more than the loop (and
@@ -114,7 +115,12 @@ static void stream_fence(void) {
  * clone's forward took 0.47-0.50 s where the AVX-512 one took 0.59-0.75
  * (3-D 100^3, 150 steps, space order 8, 1 thread, each run's fastest of
  * 1.5 s of passes, 4 alternating rounds; a second set: 0.61-0.69 against
- * 0.68-0.97). In 2-D neither width led in the same rounds. */
+ * 0.68-0.97). In 2-D neither width led in the same rounds.
+ * Where the CPU has AVX-512, the whole vectors of a row run by the kernels
+ * of snap_cpu_avx512.c instead (the z neighbours shifted in registers,
+ * not loaded again: 2-D 1.3x faster a step); these clones take the rest
+ * (a row's last points when it is not whole vectors) and every CPU
+ * without it. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MAPP_NO_TARGET_CLONES)
 #define SNAP_ROW_CLONES __attribute__((target_clones("avx512f", "fma", "default")))
 #define SNAP_ROW_CLONES_3D __attribute__((target_clones("fma", "default")))
@@ -123,19 +129,14 @@ static void stream_fence(void) {
 #define SNAP_ROW_CLONES_3D
 #endif
 
-/* The update of n points of a row in place: `field` holds u^{k-2} there
- * and receives u^k. Each point reads its own old value before writing it
- * and no other point reads it, so a step streams one field less than
- * writing a third array would (no read for ownership of a line only the
- * write needs). */
-typedef void (*row_fn)(double *restrict field, const double *restrict cur, const double *restrict damping,
-                       const double *restrict inv_a, long n, long s0, long s1, const double *restrict w);
-
-/* `damping` is the row's eta/dt (snap_fill_layer), from which with 1/a
- * each point forms r (snap_ratio). Each kernel comes twice: DAMPED, and
- * for the points where the damping is 0 (most of the grid), the update
- * without r (snap_update_undamped: the same bits, two operations fewer
- * of about 22 at space order 8, and no damping read). */
+/* The update of n points of a row in place (row_fn, snap_cpu_rows.h):
+ * each point reads its own old value before writing it and no other point
+ * reads it, so a step streams one field less than writing a third array
+ * would (no read for ownership of a line only the write needs). Each
+ * kernel comes twice: DAMPED, and for the points where the damping is 0
+ * (most of the grid), the update without r (snap_update_undamped: the
+ * same bits, two operations fewer of about 22 at space order 8, and no
+ * damping read). */
 #define SNAP_POINT(DAMPED, CUR, PREV, Z, S0, S1, RADIUS, W, DAMPING, INV_A)                                         \
   ((DAMPED) ? snap_update(CUR, PREV, Z, S0, S1, 1, RADIUS, W, snap_ratio((DAMPING)[Z], (INV_A)[Z]), (INV_A)[Z])       \
             : snap_update_undamped(CUR, PREV, Z, S0, S1, 1, RADIUS, W, (INV_A)[Z]))
@@ -167,10 +168,6 @@ SNAP_ROWS(r4_3d, 4, 1, SNAP_ROW_CLONES_3D)
  * along x at space order 8): 1.15-1.2x faster than a row at a time, in L1.
  * In 3-D, pairs of y rows were 1.15-1.3x slower than single rows (more
  * streams in flight than the prefetchers follow), so 3-D runs rows alone. */
-typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double *restrict cur,
-                            const double *restrict damping_a, const double *restrict damping_b,
-                            const double *restrict inv_a, long pair, long n, long s0, const double *restrict w);
-
 #define SNAP_ROW_PAIR(NAME, RADIUS, DAMPED)                                                                        \
   SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
                                    const double *restrict damping_a, const double *restrict damping_b,            \
@@ -193,10 +190,11 @@ SNAP_ROW_PAIRS(2)
 SNAP_ROW_PAIRS(4)
 
 /* The kernels of a grid's radius and dimension (no pairs in 3-D), [0]
- * damped, [1] undamped. */
+ * damped, [1] undamped; the AVX-512 ones for the whole vectors of the
+ * rows where the CPU has them (NULL otherwise): 3-D rows, 2-D pairs. */
 typedef struct {
-  row_fn one[2];
-  row_pair_fn two[2];
+  row_fn one[2], wide_one[2];
+  row_pair_fn two[2], wide_two[2];
 } row_kernels;
 
 static row_kernels kernels_for(const snap_grid *g) {
@@ -206,7 +204,11 @@ static row_kernels kernels_for(const snap_grid *g) {
                                          {calm_rows_r1_2d, calm_rows_r2_2d, calm_rows_r4_2d}};
   int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2, d = g->dims == 3;
   row_kernels k;
-  for (int calm = 0; calm < 2; calm++) k.one[calm] = ones[calm][d][r], k.two[calm] = d ? NULL : twos[calm][r];
+  for (int calm = 0; calm < 2; calm++) {
+    k.one[calm] = ones[calm][d][r], k.two[calm] = d ? NULL : twos[calm][r];
+    k.wide_one[calm] = d ? snap_wide_row_3d(g->radius, !calm) : NULL;
+    k.wide_two[calm] = d ? NULL : snap_wide_row_pair_2d(g->radius, !calm);
+  }
   return k;
 }
 
@@ -316,16 +318,38 @@ typedef struct {
   long pair;
 } chunk;
 
-/* Points [from, to) of a chunk, by the damped kernel or the undamped. */
-static void update_range(const step_job *job, const chunk *c, long from, long to, int calm) {
+/* Whether the AVX-512 kernels may take points from `from` of a chunk:
+ * every array they touch there starts on a line (the row's interior, its
+ * chunks and its calm span do; the adjoint's L1 buffers too). */
+static bool on_lines(const chunk *c, long from) {
+  uintptr_t bits = (uintptr_t)(c->a + from) | (uintptr_t)(c->cur + from) | (uintptr_t)(c->damping_a + from) |
+                   (uintptr_t)(c->inv_a + from);
+  if (c->pair) bits |= (uintptr_t)(c->b + from) | (uintptr_t)(c->damping_b + from);
+  return bits % 64 == 0;
+}
+
+/* Points [from, from + n) of a chunk by the portable kernel, or with
+ * `wide` by the AVX-512 one (whole vectors only). */
+static void update_points(const step_job *job, const chunk *c, long from, long n, int calm, bool wide) {
   const snap_grid *g = job->g;
-  if (from >= to) return;
   if (c->pair)
-    job->update.two[calm](c->a + from, c->b + from, c->cur + from, c->damping_a + from, c->damping_b + from,
-                          c->inv_a + from, c->pair, to - from, g->stride[0], g->w);
+    (wide ? job->update.wide_two : job->update.two)[calm](c->a + from, c->b + from, c->cur + from,
+                                                          c->damping_a + from, c->damping_b + from, c->inv_a + from,
+                                                          c->pair, n, g->stride[0], g->w);
   else
-    job->update.one[calm](c->a + from, c->cur + from, c->damping_a + from, c->inv_a + from, to - from, g->stride[0],
-                          g->stride[1], g->w);
+    (wide ? job->update.wide_one : job->update.one)[calm](c->a + from, c->cur + from, c->damping_a + from,
+                                                          c->inv_a + from, n, g->stride[0], g->stride[1], g->w);
+}
+
+/* Points [from, to) of a chunk, by the damped kernel or the undamped: its
+ * whole vectors by the AVX-512 kernel where there is one, the rest by the
+ * portable one. */
+static void update_range(const step_job *job, const chunk *c, long from, long to, int calm) {
+  if (from >= to) return;
+  bool wide = c->pair ? job->update.wide_two[calm] != NULL : job->update.wide_one[calm] != NULL;
+  long vectors = wide && on_lines(c, from) ? (to - from) / SNAP_WIDE * SNAP_WIDE : 0;
+  if (vectors) update_points(job, c, from, vectors, calm, true);
+  if (from + vectors < to) update_points(job, c, from + vectors, to - from - vectors, calm, false);
 }
 
 /* A chunk of n points from z offset zb: undamped where its rows are
@@ -466,6 +490,11 @@ static int cpu_copy(const snap_grid *g, const double *from, double *to) {
   return MAPP_OK;
 }
 
+static const char *cpu_kernels(const snap_grid *g) {
+  row_kernels k = kernels_for(g);
+  return k.wide_one[0] || k.wide_two[0] ? "avx512" : "portable";
+}
+
 const snap_ops snap_cpu_ops = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -486,4 +515,5 @@ const snap_ops snap_cpu_ops = {
     .image_in_place = cpu_image,
     .step_image = cpu_step_image,
     .step_in_place = true,
+    .kernels = cpu_kernels,
 };

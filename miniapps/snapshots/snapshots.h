@@ -198,6 +198,9 @@ typedef struct snap_ops {
    * snapshot the store hands out (the device tier's stand-in included: the
    * fields are host memory), so no imaging reads u^{k-2} after a step. */
   bool step_in_place;
+  /* The kernels that step grid g on this machine, for the record (e.g.
+   * "avx512" or "portable": the same bits, not the same speed). */
+  const char *(*kernels)(const snap_grid *g);
 } snap_ops;
 
 extern const snap_ops snap_cpu_ops;
