@@ -4,6 +4,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_num_threads(void) { return 1; }
+static int omp_get_thread_num(void) { return 0; }
+#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -276,6 +282,8 @@ typedef struct {
   double *snapshot;
   const row_image *image;
   row_kernels update;
+  long source_at;      /* a point source the step injects itself (padded index; -1: none) */
+  double source_value; /* its wavelet value (times 1/a there, as inject does) */
 } step_job;
 
 #define SNAP_ROW_CHUNK 512 /* doubles of a row the adjoint computes into L1 at once (4 KiB) */
@@ -286,6 +294,8 @@ typedef struct {
 static void finish_row(const step_job *job, long row, long p, long zb, long n, double *out) {
   const row_image *image = job->image;
   const long n2 = job->g->n[2];
+  if (job->source_at >= p && job->source_at < p + n)
+    out[job->source_at - p] += job->source_value * job->k->inv_a[job->source_at];
   if (image) {
     const double *u = image->snapshot + row * n2 + zb;
     inject_row_sources(image->sources, row, job->k, out, p, n, image->values);
@@ -407,7 +417,7 @@ static long rows_per_y_block(const snap_grid *g) {
 static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
                       double *snapshot, const row_image *image) {
   const step_job job = {.g = g, .k = k, .next = next, .cur = cur, .prev = prev, .snapshot = snapshot,
-                        .image = image, .update = kernels_for(g)};
+                        .image = image, .update = kernels_for(g), .source_at = -1};
   const bool three_d = g->dims == 3;
   const long block = three_d ? rows_per_y_block(g) : 1;
   const long blocks = three_d ? (g->n[1] + block - 1) / block : 1, planes = three_d ? g->n[0] : (g->n[0] + 1) / 2;
@@ -426,6 +436,58 @@ static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, co
         for (long j = b * block; j < end; j++) step_rows_at(&job, o * g->n[1] + j, snap_index(g, o, j, 0), 0, 0, buffers);
       }
     if (snapshot) stream_fence();
+  }
+}
+
+/* Row pair o of a 2-D step (rows 2o and 2o + 1; the last row alone when
+ * n[0] is odd). */
+static void step_pair_of_rows(const step_job *job, long o, double *buffers) {
+  const snap_grid *g = job->g;
+  long i = 2 * o;
+  step_rows_at(job, i, snap_index(g, i, 0, 0), 1, i + 1 < g->n[0] ? g->stride[0] : 0, buffers);
+}
+
+/* Two 2-D steps, k and k + 1, in one pass over memory, as a wavefront
+ * along x: `a` holds u^{k-2} and receives u^k, `b` holds u^{k-1} and
+ * receives u^{k+1}; step k + 1 takes a row pair once step k has passed it
+ * by the stencil's reach, while the rows it reads are still in cache, so
+ * each field crosses memory once for the two steps. Each point is
+ * computed as by two steps one after the other (the same bits), the source
+ * injected into the row that holds it as that row is computed, each
+ * step's snapshot streamed out row by row. 2-D 600 x 200, space order 8,
+ * 1 thread, forward saving every step: 0.157-0.171 s against 0.182-0.256
+ * a step at a time (3 alternating rounds). In 3-D, with whole x planes as
+ * the wavefront's units, it was 1.3-1.7x slower than the y-blocked single
+ * steps (the planes it keeps do not fit in L2), so 3-D steps alone.
+ * Threads take slabs of row pairs. Step k + 1 writes u^{k+1} over
+ * u^{k-1}, which a neighbouring slab's step k still reads within the
+ * reach of the slab's edge: those pairs of step k + 1 wait for a barrier,
+ * after which every pair of step k is done. */
+static void cpu_step_pair(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io) {
+  const row_kernels update = kernels_for(g);
+  const step_job first = {.g = g, .k = k, .next = a, .cur = b, .prev = a, .snapshot = io->snapshot[0],
+                          .update = update, .source_at = io->source_at, .source_value = io->source_value[0]};
+  const step_job second = {.g = g, .k = k, .next = b, .cur = a, .prev = b, .snapshot = io->snapshot[1],
+                           .update = update, .source_at = io->source_at, .source_value = io->source_value[1]};
+  const long units = (g->n[0] + 1) / 2, reach = (g->radius + 1) / 2;
+#pragma omp parallel if (g->interior >= SNAP_OMP_MIN_POINTS)
+  {
+    double buffers[2 * SNAP_ROW_CHUNK] __attribute__((aligned(64)));
+    int threads = omp_get_num_threads(), t = omp_get_thread_num();
+    long from = units * t / threads, to = units * (t + 1) / threads;
+    /* The pairs of step k + 1 that need no other slab: [lo, hi). */
+    long lo = t > 0 ? from + reach : from, hi = t < threads - 1 ? to - reach : to;
+    if (hi < lo) hi = lo;
+    long next = lo;
+    for (long o = from; o < to; o++) {
+      step_pair_of_rows(&first, o, buffers);
+      for (; next < hi && next + reach <= o; next++) step_pair_of_rows(&second, next, buffers);
+    }
+    for (; next < hi; next++) step_pair_of_rows(&second, next, buffers);
+#pragma omp barrier
+    for (long o = from; o < to; o++)
+      if (o < lo || o >= hi) step_pair_of_rows(&second, o, buffers);
+    if (io->snapshot[0] || io->snapshot[1]) stream_fence();
   }
 }
 
@@ -516,4 +578,5 @@ const snap_ops snap_cpu_ops = {
     .step_image = cpu_step_image,
     .step_in_place = true,
     .kernels = cpu_kernels,
+    .step_pair = cpu_step_pair,
 };

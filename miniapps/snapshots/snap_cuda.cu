@@ -384,7 +384,7 @@ const snap_ops cuda_ops = {
     "cuda",          cuda_alloc,         cuda_release,       cuda_set_coeffs, cuda_free_coeffs,
     cuda_step,       nullptr,            cuda_inject,        cuda_sample,     cuda_exchange,
     cuda_snapshot_out, cuda_snapshot_wait, cuda_image,       cuda_to_host,    cuda_from_host,
-    cuda_image_in_place, nullptr, false, nullptr, /* kernels: the record says "cuda" */
+    cuda_image_in_place, nullptr, false, nullptr /* kernels: the record says "cuda" */, nullptr,
 };
 
 /* ------------------------------------------------------------ the device tier */

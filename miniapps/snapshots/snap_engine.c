@@ -206,6 +206,36 @@ static int writer_fused(snap_engine *e, snapshot_writer *w, const snap_source *s
   return snap_store_acquire(w->store, i, into);
 }
 
+/* Whether steps k and k + 1 may run as one pass (the backend's
+ * step_pair): a 2-D grid stepped in place, on one rank (no halo exchange
+ * between them), a point source, and every step saved into one in-memory
+ * array (both snapshots at hand at once) or none. */
+static bool pairable(const snap_engine *e, const snap_source *src, const snap_store *store, long every) {
+  return e->ops->step_pair && e->in_place && e->p->grid.dims == 2 && e->p->grid.nranks == 1 && !src->field &&
+         (!store || (snap_store_one_array(store) && every == 1));
+}
+
+/* Steps k and k + 1 in one pass, saving snapshots k - 1 and k where a
+ * store is given; the receivers' rows k - 1 and k. */
+static int forward_pair(snap_engine *e, long k, const snap_source *src, double *rec, snap_store *store) {
+  const snap_problem *p = e->p;
+  snap_step_pair io = {.source_at = p->src_local, .source_value = {src->wavelet[k - 1], src->wavelet[k]}};
+  int saving = MAPP_OK; /* as in snap_forward: a store failure stops the saving, not the steps */
+  if (store) {
+    saving = snap_store_acquire(store, k - 1, &io.snapshot[0]);
+    if (!saving) saving = snap_store_acquire(store, k, &io.snapshot[1]);
+    if (saving) io.snapshot[0] = io.snapshot[1] = NULL;
+  }
+  e->ops->step_pair(&p->grid, &e->k, e->u[0], e->u[1], &io);
+  for (long step = k; step <= k + 1; step++) {
+    advance(e, e->u);
+    if (rec) e->ops->sample(e->u[1], p->rec_local, rec + (step - 1) * p->nrec_local, p->nrec_local);
+  }
+  if (store && !saving) saving = snap_store_commit(store, k - 1);
+  if (store && !saving) saving = snap_store_commit(store, k);
+  return saving;
+}
+
 int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_final, snap_store *store) {
   const snap_problem *p = e->p;
   long nt = p->cfg.nt, every = p->cfg.save_every;
@@ -216,7 +246,12 @@ int snap_forward(snap_engine *e, const snap_source *src, double *rec, double *u_
    * other ranks' halo exchanges still need it, and the status is returned
    * (and agreed) at the end. */
   int saving = MAPP_OK;
+  const bool paired = pairable(e, src, store, every);
   for (long k = 1; k <= nt; k++) {
+    if (paired && k < nt && !saving) {
+      saving = forward_pair(e, k++, src, rec, store);
+      continue;
+    }
     long i = k / every - 1;
     bool save = store && !saving && k % every == 0;
     double *into = NULL;

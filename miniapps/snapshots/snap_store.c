@@ -96,6 +96,8 @@ int store_aligned_alloc_touched(void **out, size_t bytes, const char *what) {
 
 /* ------------------------------------------------------------ forward */
 
+bool snap_store_one_array(const snap_store *s) { return s->all != NULL; }
+
 int snap_store_acquire(snap_store *s, long i, double **buf) {
   if (i < 0 || i >= s->nsnap) return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld outside [0, %ld)", i, s->nsnap);
   if (s->all) {

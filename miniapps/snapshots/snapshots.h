@@ -152,6 +152,15 @@ typedef struct snap_row_sources {
 int snap_row_sources_create(const snap_grid *g, const long *idx, long n, snap_row_sources *s);
 void snap_row_sources_free(snap_row_sources *s);
 
+/* What a paired step (snap_ops.step_pair) injects and saves: the point
+ * source (padded index; -1: none) and its value at each of the two steps,
+ * each step's snapshot buffer (NULL: not saved). */
+typedef struct {
+  long source_at;
+  double source_value[2];
+  double *snapshot[2];
+} snap_step_pair;
+
 /* A backend: where the fields live and how a step runs. The CPU table
  * (serial, omp) and the CUDA table hold the same operations. */
 typedef struct snap_ops {
@@ -201,6 +210,12 @@ typedef struct snap_ops {
   /* The kernels that step grid g on this machine, for the record (e.g.
    * "avx512" or "portable": the same bits, not the same speed). */
   const char *(*kernels)(const snap_grid *g);
+  /* Two steps of a 2-D grid in one pass over memory, in place: `a` holds
+   * u^{k-2} and receives u^k, `b` holds u^{k-1} and receives u^{k+1};
+   * each step's source injected and snapshot written as `io` says. The
+   * same bits as step_save, inject and sample twice. One rank only: no
+   * halo exchange between the two steps. NULL: not offered. */
+  void (*step_pair)(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io);
 } snap_ops;
 
 extern const snap_ops snap_cpu_ops;
@@ -342,6 +357,9 @@ int snap_store_commit(snap_store *s, long i);
  * a snapshot is not acquired: snap_store_put_device takes it from the
  * (device) field, and snap_store_get hands out a device pointer. */
 bool snap_store_on_device(const snap_store *s, long i);
+/* Whether the store is one array in memory (--layers none): any of its
+ * snapshots may be acquired at any time, and committing is nothing. */
+bool snap_store_one_array(const snap_store *s);
 int snap_store_put_device(snap_store *s, long i, const snap_grid *g, const double *field);
 /* Forward done: waits for the writers, writes the disk file's index and
  * marks it complete. */

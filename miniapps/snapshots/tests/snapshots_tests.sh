@@ -364,5 +364,25 @@ kernels)
 --dims 3 --nx 32 --ny 30 --nz 40 --space-order 2 --steps 70
 LIST
   ;;
+paired)
+  # 2-D steps two at a time (the memory variant on one rank: one pass over
+  # memory for steps k and k + 1, a wavefront along x) against one at a
+  # time (streamed to the host layer): the same bits. Grids above the
+  # size that runs threads, 2 and 3 threads (slab edges that wait for the
+  # barrier; slabs narrower than the stencil's reach), odd row and step
+  # counts (the last step and the last row alone), every space order.
+  while read -r args; do
+    run 1 --variant memory $args --output m.h5 || fail "paired run: $args"
+    run 1 --variant stream --layers host $args --output s.h5 || fail "single-step run: $args"
+    same m.h5 s.h5 || fail "$args: steps two at a time differ from steps one at a time"
+    echo "ok: $args"
+  done <<'LIST'
+--dims 2 --nx 203 --nz 131 --nbl 7 --space-order 8 --steps 101 --backend omp --threads 2
+--dims 2 --nx 160 --nz 120 --space-order 4 --steps 90 --backend omp --threads 3
+--dims 2 --nx 150 --nz 130 --space-order 2 --steps 91 --backend omp --threads 2
+--dims 2 --nx 30 --nz 600 --space-order 8 --steps 61 --backend omp --threads 2
+--size tiny --space-order 8 --steps 41
+LIST
+  ;;
 *) fail "unknown case $case_name" ;;
 esac
