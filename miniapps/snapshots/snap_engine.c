@@ -206,13 +206,21 @@ static int writer_fused(snap_engine *e, snapshot_writer *w, const snap_source *s
   return snap_store_acquire(w->store, i, into);
 }
 
+/* MAPP_SNAP_SINGLE_STEPS=1: every step alone, so the streamed variants
+ * (which save one snapshot at a time) can be timed against the memory
+ * variant stepping as they do. */
+static bool single_steps_forced(void) {
+  const char *v = getenv("MAPP_SNAP_SINGLE_STEPS");
+  return v && *v && *v != '0';
+}
+
 /* Whether steps k and k + 1 may run as one pass (the backend's
  * step_pair): a 2-D grid stepped in place, on one rank (no halo exchange
  * between them), a point source, and every step saved into one in-memory
  * array (both snapshots at hand at once) or none. */
 static bool pairable(const snap_engine *e, const snap_source *src, const snap_store *store, long every) {
   return e->ops->step_pair && e->in_place && e->p->grid.dims == 2 && e->p->grid.nranks == 1 && !src->field &&
-         (!store || (snap_store_one_array(store) && every == 1));
+         (!store || (snap_store_one_array(store) && every == 1)) && !single_steps_forced();
 }
 
 /* Steps k and k + 1 in one pass, saving snapshots k - 1 and k where a
@@ -344,6 +352,7 @@ static int gradient_streamed(snap_engine *e, const snap_strategy *st, snap_store
   int status = mapp_alloc((void **)&residual, sizeof(double) * snap_rec_values(p), "the residual");
   if (!status && zfp) status = mapp_calloc((void **)&abs_d2, n, sizeof(double), "the zfp bound's sum");
   snap_source src = {.wavelet = p->wavelet};
+  res->steps_per_pass = pairable(e, &src, store, p->cfg.save_every) ? 2 : 1;
   double t0 = mapp_now();
   if (!status) status = snap_forward(e, &src, rec, u_final, store);
   if (!status) status = snap_store_finish_forward(store);

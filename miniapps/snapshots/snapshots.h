@@ -424,6 +424,7 @@ typedef struct {
   double objective;
   double forward_s, adjoint_s;
   long forward_steps;              /* incl. recomputation */
+  int steps_per_pass;              /* the forward's: 2 where it ran its steps two at a time (step_pair) */
   snap_store_stats store;
   double zfp_bound;                /* max |gradient error| zfp's tolerance allows (0 without zfp) */
   int checkpoints;                 /* REVOLVE: states kept */

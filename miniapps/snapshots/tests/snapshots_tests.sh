@@ -367,13 +367,16 @@ LIST
 paired)
   # 2-D steps two at a time (the memory variant on one rank: one pass over
   # memory for steps k and k + 1, a wavefront along x) against one at a
-  # time (streamed to the host layer): the same bits. Grids above the
-  # size that runs threads, 2 and 3 threads (slab edges that wait for the
-  # barrier; slabs narrower than the stencil's reach), odd row and step
-  # counts (the last step and the last row alone), every space order.
+  # time (MAPP_SNAP_SINGLE_STEPS=1), each as its record says: the same
+  # bits. Grids above the size that runs threads, 2 and 3 threads (slab
+  # edges that wait for the barrier; slabs narrower than the stencil's
+  # reach), odd row and step counts (the last step and the last row
+  # alone), every space order.
   while read -r args; do
-    run 1 --variant memory $args --output m.h5 || fail "paired run: $args"
-    run 1 --variant stream --layers host $args --output s.h5 || fail "single-step run: $args"
+    run 1 --variant memory $args --output m.h5 --result m.json || fail "paired run: $args"
+    MAPP_SNAP_SINGLE_STEPS=1 run 1 --variant memory $args --output s.h5 --result s.json || fail "single-step run: $args"
+    [ "$(record m.json "['steps_per_pass']")" = 2 ] || fail "$args: the record says $(record m.json "['steps_per_pass']") steps a pass, not 2"
+    [ "$(record s.json "['steps_per_pass']")" = 1 ] || fail "MAPP_SNAP_SINGLE_STEPS=1 $args: $(record s.json "['steps_per_pass']") steps a pass"
     same m.h5 s.h5 || fail "$args: steps two at a time differ from steps one at a time"
     echo "ok: $args"
   done <<'LIST'
