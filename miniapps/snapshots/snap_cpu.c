@@ -283,7 +283,7 @@ typedef struct {
   const row_image *image;
   row_kernels update;
   long source_at;      /* a point source the step injects itself (padded index; -1: none) */
-  double source_value; /* its wavelet value (times 1/a there, as inject does) */
+  double source_value; /* its wavelet value, added times 1/a there as inject adds it */
 } step_job;
 
 #define SNAP_ROW_CHUNK 512 /* doubles of a row the adjoint computes into L1 at once (4 KiB) */
