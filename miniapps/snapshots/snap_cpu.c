@@ -268,8 +268,6 @@ static void inject_row_sources(const snap_row_sources *s, long row, const snap_c
  * stores from an L1 buffer) made the forward 1.1-1.9x slower at small and
  * 1.2x at medium, since the next step reads it back as its current field. */
 typedef struct {
-  const snap_row_sources *sources;
-  const double *values;
   const double *snapshot;
   double *grad, *abs_d2;
 } row_image;
@@ -282,23 +280,21 @@ typedef struct {
   double *snapshot;
   const row_image *image;
   row_kernels update;
-  long source_at;      /* a point source the step injects itself (padded index; -1: none) */
-  double source_value; /* its wavelet value, added times 1/a there as inject adds it */
+  const snap_row_sources *sources; /* injected into each row as it is computed (NULL: none) */
+  const double *values;            /* their values */
 } step_job;
 
 #define SNAP_ROW_CHUNK 512 /* doubles of a row the adjoint computes into L1 at once (4 KiB) */
 
 /* What a row adds to the step once computed into `out` (n points from
- * padded index p, z offset zb of row `row`): the adjoint's injection and
+ * padded index p, z offset zb of row `row`): its sources; the adjoint's
  * imaging, then the new values into the field; the saved snapshot. */
 static void finish_row(const step_job *job, long row, long p, long zb, long n, double *out) {
   const row_image *image = job->image;
   const long n2 = job->g->n[2];
-  if (job->source_at >= p && job->source_at < p + n)
-    out[job->source_at - p] += job->source_value * job->k->inv_a[job->source_at];
+  if (job->sources) inject_row_sources(job->sources, row, job->k, out, p, n, job->values);
   if (image) {
     const double *u = image->snapshot + row * n2 + zb;
-    inject_row_sources(image->sources, row, job->k, out, p, n, image->values);
     if (image->abs_d2) abs_d2_row(image->abs_d2 + p, out, job->cur + p, job->prev + p, n);
     if (job->next == job->prev) {
       image_row_in_place(image->grad + p, u, out, job->cur + p, job->next + p, n);
@@ -412,12 +408,21 @@ static long rows_per_y_block(const snap_grid *g) {
   return (g->n[1] + blocks - 1) / blocks;
 }
 
+/* Row pair o of a 2-D step (rows 2o and 2o + 1; the last row alone when
+ * n[0] is odd). */
+static void step_pair_of_rows(const step_job *job, long o, double *buffers) {
+  const snap_grid *g = job->g;
+  long i = 2 * o;
+  step_rows_at(job, i, snap_index(g, i, 0, 0), 1, i + 1 < g->n[0] ? g->stride[0] : 0, buffers);
+}
+
 /* 2-D: rows i and i + 1 together (the last alone when n[0] is odd); 3-D:
  * rows one at a time, in y blocks. */
 static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
-                      double *snapshot, const row_image *image) {
+                      double *snapshot, const snap_row_sources *sources, const double *values,
+                      const row_image *image) {
   const step_job job = {.g = g, .k = k, .next = next, .cur = cur, .prev = prev, .snapshot = snapshot,
-                        .image = image, .update = kernels_for(g), .source_at = -1};
+                        .image = image, .update = kernels_for(g), .sources = sources, .values = values};
   const bool three_d = g->dims == 3;
   const long block = three_d ? rows_per_y_block(g) : 1;
   const long blocks = three_d ? (g->n[1] + block - 1) / block : 1, planes = three_d ? g->n[0] : (g->n[0] + 1) / 2;
@@ -428,8 +433,7 @@ static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, co
     for (long b = 0; b < blocks; b++)
       for (long o = 0; o < planes; o++) {
         if (!three_d) {
-          long i = 2 * o;
-          step_rows_at(&job, i, snap_index(g, i, 0, 0), 1, i + 1 < g->n[0] ? g->stride[0] : 0, buffers);
+          step_pair_of_rows(&job, o, buffers);
           continue;
         }
         long end = (b + 1) * block < g->n[1] ? (b + 1) * block : g->n[1];
@@ -437,14 +441,6 @@ static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, co
       }
     if (snapshot) stream_fence();
   }
-}
-
-/* Row pair o of a 2-D step (rows 2o and 2o + 1; the last row alone when
- * n[0] is odd). */
-static void step_pair_of_rows(const step_job *job, long o, double *buffers) {
-  const snap_grid *g = job->g;
-  long i = 2 * o;
-  step_rows_at(job, i, snap_index(g, i, 0, 0), 1, i + 1 < g->n[0] ? g->stride[0] : 0, buffers);
 }
 
 /* Two 2-D steps, k and k + 1, in one pass over memory, as a wavefront
@@ -466,9 +462,9 @@ static void step_pair_of_rows(const step_job *job, long o, double *buffers) {
 static void cpu_step_pair(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io) {
   const row_kernels update = kernels_for(g);
   const step_job first = {.g = g, .k = k, .next = a, .cur = b, .prev = a, .snapshot = io->snapshot[0],
-                          .update = update, .source_at = io->source_at, .source_value = io->source_value[0]};
+                          .update = update, .sources = io->sources, .values = io->values[0]};
   const step_job second = {.g = g, .k = k, .next = b, .cur = a, .prev = b, .snapshot = io->snapshot[1],
-                           .update = update, .source_at = io->source_at, .source_value = io->source_value[1]};
+                           .update = update, .sources = io->sources, .values = io->values[1]};
   const long units = (g->n[0] + 1) / 2, reach = (g->radius + 1) / 2;
 #pragma omp parallel if (g->interior >= SNAP_OMP_MIN_POINTS)
   {
@@ -492,19 +488,19 @@ static void cpu_step_pair(const snap_grid *g, const snap_coeffs *k, double *a, d
 }
 
 static void cpu_step(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev) {
-  step_rows(g, k, next, cur, prev, NULL, NULL);
+  step_rows(g, k, next, cur, prev, NULL, NULL, NULL, NULL);
 }
 
 static void cpu_step_save(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur, const double *prev,
                           double *snapshot) {
-  step_rows(g, k, next, cur, prev, snapshot, NULL);
+  step_rows(g, k, next, cur, prev, snapshot, NULL, NULL, NULL);
 }
 
 static void cpu_step_image(const snap_grid *g, const snap_coeffs *k, double *next, const double *cur,
                            const double *prev, const snap_row_sources *sources, const double *values,
                            const double *snapshot, double *grad, double *abs_d2) {
-  row_image image = {.sources = sources, .values = values, .snapshot = snapshot, .grad = grad, .abs_d2 = abs_d2};
-  step_rows(g, k, next, cur, prev, NULL, &image);
+  row_image image = {.snapshot = snapshot, .grad = grad, .abs_d2 = abs_d2};
+  step_rows(g, k, next, cur, prev, NULL, sources, values, &image);
 }
 
 static void cpu_inject(const snap_coeffs *k, double *field, const long *idx, const double *values, long n) {

@@ -24,6 +24,7 @@ struct snap_engine {
   long *all_idx;             /* padded index of every interior point */
   long src_interior;         /* the source point's index in a snapshot (its owner only) */
   snap_row_sources receivers;/* this rank's receivers by row (the adjoint's fused step) */
+  snap_row_sources source;   /* the source point by row (the forward's paired step) */
 };
 
 /* Where a step writes u^k: over u^{k-2} when the backend steps in place. */
@@ -62,6 +63,7 @@ int snap_engine_create(snap_engine **out, const snap_problem *p, const snap_ops 
         e->all_idx[n] = snap_index(g, i, j, z);
         if (e->all_idx[n] == p->src_local) e->src_interior = n;
       }
+  MAPP_TRY(snap_row_sources_create(g, &p->src_local, 1, &e->source));
   return snap_row_sources_create(g, p->rec_local, p->nrec_local, &e->receivers);
 }
 
@@ -76,6 +78,7 @@ void snap_engine_free(snap_engine *e) {
   if (e->have_coeffs) e->ops->free_coeffs(&e->k);
   free(e->host), free(e->pack), free(e->values), free(e->all_idx);
   snap_row_sources_free(&e->receivers);
+  snap_row_sources_free(&e->source);
   free(e);
 }
 
@@ -227,7 +230,7 @@ static bool pairable(const snap_engine *e, const snap_source *src, const snap_st
  * store is given; the receivers' rows k - 1 and k. */
 static int forward_pair(snap_engine *e, long k, const snap_source *src, double *rec, snap_store *store) {
   const snap_problem *p = e->p;
-  snap_step_pair io = {.source_at = p->src_local, .source_value = {src->wavelet[k - 1], src->wavelet[k]}};
+  snap_step_pair io = {.sources = &e->source, .values = {src->wavelet + k - 1, src->wavelet + k}};
   int saving = MAPP_OK; /* as in snap_forward: a store failure stops the saving, not the steps */
   if (store) {
     saving = snap_store_acquire(store, k - 1, &io.snapshot[0]);

@@ -152,12 +152,12 @@ typedef struct snap_row_sources {
 int snap_row_sources_create(const snap_grid *g, const long *idx, long n, snap_row_sources *s);
 void snap_row_sources_free(snap_row_sources *s);
 
-/* What a paired step (snap_ops.step_pair) injects and saves: the point
- * source (padded index; -1: none) and its value at each of the two steps,
- * each step's snapshot buffer (NULL: not saved). */
+/* What a paired step (snap_ops.step_pair) injects and saves: the
+ * sources by row and their values at each of the two steps, each step's
+ * snapshot buffer (NULL: not saved). */
 typedef struct {
-  long source_at;
-  double source_value[2];
+  const snap_row_sources *sources;
+  const double *values[2];
   double *snapshot[2];
 } snap_step_pair;
 
