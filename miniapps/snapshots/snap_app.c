@@ -457,6 +457,8 @@ static int describe_memory(mapp_run *run, const snap_state *s) {
   MAPP_TRY(mapp_run_set(run, "recompute", json_boolean(revolve)));
   MAPP_TRY(mapp_run_set(run, "checkpoints", json_integer(revolve ? s->st.checkpoints : 0)));
   MAPP_TRY(mapp_run_set(run, "steps_per_pass", json_integer(s->res.steps_per_pass > 1 ? s->res.steps_per_pass : 1)));
+  MAPP_TRY(mapp_run_set(run, "adjoint_steps_per_pass",
+                        json_integer(s->res.adjoint_steps_per_pass > 1 ? s->res.adjoint_steps_per_pass : 1)));
   return mapp_run_set(run, "recomputation_factor",
                       json_real(s->res.forward_steps > 0 ? (double)s->res.forward_steps / nt : 1.0));
 }

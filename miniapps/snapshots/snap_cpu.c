@@ -443,46 +443,94 @@ static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, co
   }
 }
 
-/* Two 2-D steps, k and k + 1, in one pass over memory, as a wavefront
- * along x: `a` holds u^{k-2} and receives u^k, `b` holds u^{k-1} and
- * receives u^{k+1}; step k + 1 takes a row pair once step k has passed it
- * by the stencil's reach, while the rows it reads are still in cache, so
- * each field crosses memory once for the two steps. Each point is
- * computed as by two steps one after the other (the same bits), the source
- * injected into the row that holds it as that row is computed, each
- * step's snapshot streamed out row by row. 2-D 600 x 200, space order 8,
- * 1 thread, forward saving every step: 0.157-0.171 s against 0.182-0.256
- * a step at a time (3 alternating rounds). In 3-D, with whole x planes as
- * the wavefront's units, it was 1.3-1.7x slower than the y-blocked single
- * steps (the planes it keeps do not fit in L2), so 3-D steps alone.
- * Threads take slabs of row pairs. Step k + 1 writes u^{k+1} over
- * u^{k-1}, which a neighbouring slab's step k still reads within the
- * reach of the slab's edge: those pairs of step k + 1 wait for a barrier,
- * after which every pair of step k is done. */
+/* Step job's unit o: in 2-D row pair o, in 3-D the rows [y_from, y_to)
+ * of x plane o. */
+static void step_unit(const step_job *job, long o, long y_from, long y_to, double *buffers) {
+  const snap_grid *g = job->g;
+  if (g->dims == 2) return step_pair_of_rows(job, o, buffers);
+  for (long j = y_from; j < y_to; j++) step_rows_at(job, o * g->n[1] + j, snap_index(g, o, j, 0), 0, 0, buffers);
+}
+
+/* Rows per y block of a 3-D paired pass: the wavefront keeps 2r + 1 x
+ * planes of each field and 2 of 1/a, each spanning the block and 3r rows
+ * around it (step k reads r either side; step k + 1, r behind, r more),
+ * within half of a 1 MiB L2. MAPP_SNAP_PAIR_ROWS overrides it (tuning). */
+static long pair_rows_per_y_block(const snap_grid *g) {
+  const char *set = getenv("MAPP_SNAP_PAIR_ROWS");
+  if (set && atol(set) > 0) return atol(set);
+  long row_bytes = g->pn[2] * (long)sizeof(double), planes = 4L * g->radius + 4;
+  long rows = (512L * 1024) / (planes * row_bytes) - 3L * g->radius;
+  return rows < 2L * g->radius ? 2L * g->radius : rows;
+}
+
+/* The wavefront over units [from, to) in one y block: step k (`first`,
+ * rows `yk`) unit by unit, step k + 1 (`second`, rows `yk1`) over the
+ * units [lo, hi) `reach` units behind it. */
+typedef struct {
+  long from, to, lo, hi, reach;
+} pair_slab;
+
+static void pair_sweep(const step_job *first, const step_job *second, const pair_slab *s, const long yk[2],
+                       const long yk1[2], double *buffers) {
+  long next = s->lo;
+  for (long o = s->from; o < s->to; o++) {
+    step_unit(first, o, yk[0], yk[1], buffers);
+    for (; next < s->hi && next + s->reach <= o; next++) step_unit(second, next, yk1[0], yk1[1], buffers);
+  }
+  for (; next < s->hi; next++) step_unit(second, next, yk1[0], yk1[1], buffers);
+}
+
+/* Two steps, k and k + 1, in one pass over memory, as a wavefront along
+ * x: `a` holds u^{k-2} and receives u^k, `b` holds u^{k-1} and receives
+ * u^{k+1}; step k + 1 takes a unit (a 2-D row pair, a 3-D plane's rows of
+ * a y block) once step k has passed it by the stencil's reach, while the
+ * rows it reads are still in cache, so each field crosses memory once for
+ * the two steps. Each point is computed as by two steps one after the
+ * other (the same bits), the source injected into the row that holds it
+ * as that row is computed, each step's snapshot streamed out row by row.
+ * 2-D 600 x 200, space order 8, 1 thread, forward saving every step:
+ * 0.157-0.171 s against 0.182-0.256 a step at a time (3 alternating
+ * rounds).
+ * 3-D sweeps y blocks one after the other, each small enough that the
+ * planes the wavefront keeps stay in L2 (whole planes were 1.3-1.7x
+ * slower than single steps). Step k + 1's blocks are step k's moved r
+ * rows back in y (the last reaching the end): step k + 1 then reads u^k
+ * only where step k has computed it (this block's rows and the blocks'
+ * before), and overwrites u^{k-1} only where step k no longer reads it
+ * (r rows short of the next block).
+ * Threads take slabs of units. Step k + 1 writes u^{k+1} over u^{k-1},
+ * which a neighbouring slab's step k still reads within the reach of the
+ * slab's edge: those units of step k + 1 wait for a barrier, after which
+ * every unit of step k is done. */
 static void cpu_step_pair(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io) {
   const row_kernels update = kernels_for(g);
+  const row_image images[2] = {{.snapshot = io->imaged[0], .grad = io->grad, .abs_d2 = io->abs_d2},
+                               {.snapshot = io->imaged[1], .grad = io->grad, .abs_d2 = io->abs_d2}};
   const step_job first = {.g = g, .k = k, .next = a, .cur = b, .prev = a, .snapshot = io->snapshot[0],
-                          .update = update, .sources = io->sources, .values = io->values[0]};
+                          .image = io->grad ? &images[0] : NULL, .update = update, .sources = io->sources,
+                          .values = io->values[0]};
   const step_job second = {.g = g, .k = k, .next = b, .cur = a, .prev = b, .snapshot = io->snapshot[1],
-                           .update = update, .sources = io->sources, .values = io->values[1]};
-  const long units = (g->n[0] + 1) / 2, reach = (g->radius + 1) / 2;
+                           .image = io->grad ? &images[1] : NULL, .update = update, .sources = io->sources,
+                           .values = io->values[1]};
+  const bool three_d = g->dims == 3;
+  const long units = three_d ? g->n[0] : (g->n[0] + 1) / 2, reach = three_d ? g->radius : (g->radius + 1) / 2;
+  const long ny = three_d ? g->n[1] : 1, block = three_d ? pair_rows_per_y_block(g) : 1, shift = three_d ? g->radius : 0;
 #pragma omp parallel if (g->interior >= SNAP_OMP_MIN_POINTS)
   {
     double buffers[2 * SNAP_ROW_CHUNK] __attribute__((aligned(64)));
     int threads = omp_get_num_threads(), t = omp_get_thread_num();
-    long from = units * t / threads, to = units * (t + 1) / threads;
-    /* The pairs of step k + 1 that need no other slab: [lo, hi). */
-    long lo = t > 0 ? from + reach : from, hi = t < threads - 1 ? to - reach : to;
-    if (hi < lo) hi = lo;
-    long next = lo;
-    for (long o = from; o < to; o++) {
-      step_pair_of_rows(&first, o, buffers);
-      for (; next < hi && next + reach <= o; next++) step_pair_of_rows(&second, next, buffers);
+    pair_slab s = {.from = units * t / threads, .to = units * (t + 1) / threads, .reach = reach};
+    /* The units of step k + 1 that need no other slab: [lo, hi). */
+    s.lo = t > 0 ? s.from + reach : s.from, s.hi = t < threads - 1 ? s.to - reach : s.to;
+    if (s.hi < s.lo) s.hi = s.lo;
+    for (long y = 0; y < ny; y += block) {
+      long yk[2] = {y, y + block < ny ? y + block : ny};
+      long yk1[2] = {y - shift > 0 ? y - shift : 0, yk[1] == ny ? ny : yk[1] - shift > 0 ? yk[1] - shift : 0};
+      pair_sweep(&first, &second, &s, yk, yk1, buffers);
     }
-    for (; next < hi; next++) step_pair_of_rows(&second, next, buffers);
 #pragma omp barrier
-    for (long o = from; o < to; o++)
-      if (o < lo || o >= hi) step_pair_of_rows(&second, o, buffers);
+    for (long o = s.from; o < s.to; o++)
+      if (o < s.lo || o >= s.hi) step_unit(&second, o, 0, ny, buffers);
     if (io->snapshot[0] || io->snapshot[1]) stream_fence();
   }
 }

@@ -218,11 +218,11 @@ static bool single_steps_forced(void) {
 }
 
 /* Whether steps k and k + 1 may run as one pass (the backend's
- * step_pair): a 2-D grid stepped in place, on one rank (no halo exchange
+ * step_pair): a grid stepped in place, on one rank (no halo exchange
  * between them), a point source, and every step saved into one in-memory
  * array (both snapshots at hand at once) or none. */
 static bool pairable(const snap_engine *e, const snap_source *src, const snap_store *store, long every) {
-  return e->ops->step_pair && e->in_place && e->p->grid.dims == 2 && e->p->grid.nranks == 1 && !src->field &&
+  return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src->field &&
          (!store || (snap_store_one_array(store) && every == 1)) && !single_steps_forced();
 }
 
@@ -292,6 +292,32 @@ static int finish_gradient(snap_engine *e, double *grad, double *abs_d2) {
   return MAPP_OK;
 }
 
+/* Whether adjoint steps j and j - 1 may run as one pass (step_pair, as
+ * the forward's): in place on one rank, every step's snapshot in one
+ * in-memory array (both at hand at once), no source image (src_adj). */
+static bool adjoint_pairable(const snap_engine *e, const snap_store *store, long every, const double *src_adj) {
+  return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src_adj && store &&
+         snap_store_one_array(store) && every == 1 && !single_steps_forced();
+}
+
+/* Adjoint steps j and j - 1 in one pass, imaging with snapshots j - 1 and
+ * j - 2 (snapshot i holds u^{i+1}). */
+static int adjoint_pair(snap_engine *e, long j, const double *rec_adj, snap_store *store, bool abs_d2) {
+  const snap_problem *p = e->p;
+  snap_step_pair io = {.sources = &e->receivers,
+                       .values = {rec_adj + (j - 1) * p->nrec_local, rec_adj + (j - 2) * p->nrec_local},
+                       .grad = e->grad_b, .abs_d2 = abs_d2 ? e->abs_b : NULL};
+  /* As in snap_adjoint: a failed read stops the imaging, not the steps. */
+  int reading = snap_store_get(store, j - 1, &io.imaged[0]);
+  if (!reading) reading = snap_store_get(store, j - 2, &io.imaged[1]);
+  if (reading) io.grad = io.abs_d2 = NULL;
+  e->ops->step_pair(&p->grid, &e->k, e->v[0], e->v[1], &io);
+  advance(e, e->v), advance(e, e->v);
+  if (!reading) reading = snap_store_release(store, j - 1);
+  if (!reading) reading = snap_store_release(store, j - 2);
+  return reading;
+}
+
 int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, double *grad, double *src_adj,
                  double *abs_d2) {
   const snap_problem *p = e->p;
@@ -301,7 +327,12 @@ int snap_adjoint(snap_engine *e, const double *rec_adj, snap_store *store, doubl
   MAPP_TRY(zero_fields(e, acc, 2));
   if (src_adj) memset(src_adj, 0, sizeof(double) * (size_t)p->grid.interior);
   int reading = MAPP_OK; /* as in the forward: a failed read stops the imaging, not the steps */
+  const bool paired = adjoint_pairable(e, store, every, src_adj);
   for (long j = nt; j >= 1; j--) {
+    if (paired && j >= 2 && !reading) {
+      reading = adjoint_pair(e, j--, rec_adj, store, abs_d2 != NULL);
+      continue;
+    }
     const double *snapshot = NULL;
     bool saved = store && j % every == 0 && !reading;
     if (saved) reading = snap_store_get(store, j / every - 1, &snapshot);
@@ -356,6 +387,7 @@ static int gradient_streamed(snap_engine *e, const snap_strategy *st, snap_store
   if (!status && zfp) status = mapp_calloc((void **)&abs_d2, n, sizeof(double), "the zfp bound's sum");
   snap_source src = {.wavelet = p->wavelet};
   res->steps_per_pass = pairable(e, &src, store, p->cfg.save_every) ? 2 : 1;
+  res->adjoint_steps_per_pass = adjoint_pairable(e, store, p->cfg.save_every, NULL) ? 2 : 1;
   double t0 = mapp_now();
   if (!status) status = snap_forward(e, &src, rec, u_final, store);
   if (!status) status = snap_store_finish_forward(store);

@@ -152,13 +152,17 @@ typedef struct snap_row_sources {
 int snap_row_sources_create(const snap_grid *g, const long *idx, long n, snap_row_sources *s);
 void snap_row_sources_free(snap_row_sources *s);
 
-/* What a paired step (snap_ops.step_pair) injects and saves: the
+/* What a paired step (snap_ops.step_pair) injects, saves and images: the
  * sources by row and their values at each of the two steps, each step's
- * snapshot buffer (NULL: not saved). */
+ * snapshot buffer (NULL: not saved); for the adjoint, the forward
+ * snapshot each step images with (snap_image) into grad (and the zfp
+ * bound's sum into abs_d2 where given); grad NULL: no imaging. */
 typedef struct {
   const snap_row_sources *sources;
   const double *values[2];
   double *snapshot[2];
+  const double *imaged[2];
+  double *grad, *abs_d2;
 } snap_step_pair;
 
 /* A backend: where the fields live and how a step runs. The CPU table
@@ -425,6 +429,7 @@ typedef struct {
   double forward_s, adjoint_s;
   long forward_steps;              /* incl. recomputation */
   int steps_per_pass;              /* the forward's: 2 where it ran its steps two at a time (step_pair) */
+  int adjoint_steps_per_pass;      /* the adjoint's, alike */
   snap_store_stats store;
   double zfp_bound;                /* max |gradient error| zfp's tolerance allows (0 without zfp) */
   int checkpoints;                 /* REVOLVE: states kept */
