@@ -209,9 +209,9 @@ static int writer_fused(snap_engine *e, snapshot_writer *w, const snap_source *s
   return snap_store_acquire(w->store, i, into);
 }
 
-/* MAPP_SNAP_SINGLE_STEPS=1: every step alone, so the streamed variants
- * (which save one snapshot at a time) can be timed against the memory
- * variant stepping as they do. */
+/* MAPP_SNAP_SINGLE_STEPS=1: every step alone, so what stepping two at a
+ * time gains can be told apart from what a store costs (and the two
+ * compared bit for bit). */
 static bool single_steps_forced(void) {
   const char *v = getenv("MAPP_SNAP_SINGLE_STEPS");
   return v && *v && *v != '0';
@@ -219,11 +219,11 @@ static bool single_steps_forced(void) {
 
 /* Whether steps k and k + 1 may run as one pass (the backend's
  * step_pair): a grid stepped in place, on one rank (no halo exchange
- * between them), a point source, and every step saved into one in-memory
- * array (both snapshots at hand at once) or none. */
+ * between them), a point source, and every step saved into a store that
+ * takes two snapshots at once (snap_store_holds_two), or none. */
 static bool pairable(const snap_engine *e, const snap_source *src, const snap_store *store, long every) {
   return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src->field &&
-         (!store || (snap_store_one_array(store) && every == 1)) && !single_steps_forced();
+         (!store || (snap_store_holds_two(store) && every == 1)) && !single_steps_forced();
 }
 
 /* Steps k and k + 1 in one pass, saving snapshots k - 1 and k where a
@@ -293,11 +293,11 @@ static int finish_gradient(snap_engine *e, double *grad, double *abs_d2) {
 }
 
 /* Whether adjoint steps j and j - 1 may run as one pass (step_pair, as
- * the forward's): in place on one rank, every step's snapshot in one
- * in-memory array (both at hand at once), no source image (src_adj). */
+ * the forward's): in place on one rank, every step's snapshot in a store
+ * that hands out two at once, no source image (src_adj). */
 static bool adjoint_pairable(const snap_engine *e, const snap_store *store, long every, const double *src_adj) {
   return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src_adj && store &&
-         snap_store_one_array(store) && every == 1 && !single_steps_forced();
+         snap_store_holds_two(store) && every == 1 && !single_steps_forced();
 }
 
 /* Adjoint steps j and j - 1 in one pass, imaging with snapshots j - 1 and

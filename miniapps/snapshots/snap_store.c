@@ -96,7 +96,16 @@ int store_aligned_alloc_touched(void **out, size_t bytes, const char *what) {
 
 /* ------------------------------------------------------------ forward */
 
-bool snap_store_one_array(const snap_store *s) { return s->all != NULL; }
+bool snap_store_holds_two(const snap_store *s) {
+  if (s->all) return true;
+  /* In place, snapshot i + 1's slot waits for snapshot i + 1 - ring_slots
+   * to be placed, which must have been committed: two slots at least.
+   * Staged, there are always two buffers. The adjoint's second read is
+   * one prefetch slot further. The device tier is left out (puts, not
+   * acquires). */
+  bool forward = s->ring_in_place ? s->ring_slots >= 2 : s->nstage >= 2;
+  return forward && s->depth >= 2 && s->dev_count == 0;
+}
 
 int snap_store_acquire(snap_store *s, long i, double **buf) {
   if (i < 0 || i >= s->nsnap) return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld outside [0, %ld)", i, s->nsnap);
@@ -106,11 +115,12 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   }
   if (snap_store_on_device(s, i))
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld belongs to the device tier: snap_store_put_device, not acquire", i);
-  /* Each snapshot is committed before the next is acquired; any other
-   * order is a store still holding an earlier forward (not reset), whose
-   * writers would wait forever for a turn that has passed. Only this
-   * thread writes `committed`. */
-  if (i != s->committed)
+  /* Snapshots are acquired in order, at most two ahead of the commits
+   * (snap_store_holds_two); any other order is a store still holding an
+   * earlier forward (not reset), whose writers would wait forever for a
+   * turn that has passed. Only this thread writes `acquired` and
+   * `committed`. */
+  if (i != s->acquired || i > s->committed + 1)
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld acquired after %ld were committed: the store holds another "
                                       "forward (snap_store_reset first)", i, s->committed);
   if (!s->threads_started) MAPP_TRY(store_start_writers(s));
@@ -123,12 +133,13 @@ int snap_store_acquire(snap_store *s, long i, double **buf) {
   s->stall_fw += mapp_now() - t0;
   int status = store_thread_status(s);
   if (!status && s->ring_in_place) {
-    s->pending_slot = -1;
+    s->pending_slot[i % 2] = -1;
     *buf = (double *)(s->ring + store_ring_slot_offset(s, i));
   } else if (!status) {
-    s->pending_slot = s->free_stage[--s->nfree]; /* queued by commit */
-    *buf = s->stage[s->pending_slot];
+    s->pending_slot[i % 2] = s->free_stage[--s->nfree]; /* queued by commit */
+    *buf = s->stage[s->pending_slot[i % 2]];
   }
+  if (!status) s->acquired = i + 1;
   pthread_mutex_unlock(&s->mu);
   return status;
 }
@@ -143,7 +154,7 @@ int snap_store_commit(snap_store *s, long i) {
   if (s->all) return MAPP_OK;
   pthread_mutex_lock(&s->mu);
   long at = (s->q_head + s->q_count) % s->nqueue;
-  s->queue_idx[at] = i, s->queue_slot[at] = s->pending_slot;
+  s->queue_idx[at] = i, s->queue_slot[at] = s->pending_slot[i % 2];
   s->q_count++;
   s->committed = i + 1;
   if (!store_stays_in_ring(s, i)) pthread_cond_broadcast(&s->cv);
@@ -184,8 +195,10 @@ int snap_store_get(snap_store *s, long i, const double **data) {
     *data = s->all + (size_t)i * (size_t)s->g->interior;
     return MAPP_OK;
   }
+  /* In reverse order, at most two read before the first is released
+   * (snap_store_holds_two). */
   long p = s->nsnap - 1 - i;
-  if (!s->fetch_started || p != s->released)
+  if (!s->fetch_started || p < s->released || p > s->released + 1 || p >= s->released + s->depth)
     return mapp_fail(MAPP_ERR_SYSTEM, "snapshot %ld read out of reverse order", i);
   if (snap_store_on_device(s, i)) /* read in place: no host trip */
     return s->cfg.device->get(store_device_slot(s, i), data);
@@ -338,7 +351,7 @@ int snap_store_reset(snap_store *s) {
   for (long i = 0; i < s->nsnap; i++) s->e[i] = (entry){.layer = -1};
   s->ring_head = s->ring_tail = s->host_used = 0;
   s->res_first = s->res_count = 0;
-  s->committed = s->place_next = 0;
+  s->acquired = s->committed = s->place_next = 0;
   s->dev_next = s->dev_first;
   s->q_head = s->q_count = 0;
   /* The statistics are each run's own. */

@@ -68,8 +68,8 @@ struct snap_store {
   long *queue_idx;
   int *queue_slot;
   long nqueue, q_head, q_count;    /* the writers' queue: nstage, or ring_slots in place */
-  int pending_slot;                 /* acquired, not yet committed */
-  long committed, place_next;
+  int pending_slot[2];              /* acquired, not yet committed: snapshot i's at i % 2 */
+  long acquired, committed, place_next;
   bool stop, threads_started;
   int nworkers;
   worker *workers;

@@ -361,9 +361,12 @@ int snap_store_commit(snap_store *s, long i);
  * a snapshot is not acquired: snap_store_put_device takes it from the
  * (device) field, and snap_store_get hands out a device pointer. */
 bool snap_store_on_device(const snap_store *s, long i);
-/* Whether the store is one array in memory (--layers none): any of its
- * snapshots may be acquired at any time, and committing is nothing. */
-bool snap_store_one_array(const snap_store *s);
+/* Whether the forward may acquire snapshots i and i + 1 before it
+ * commits i, and the adjoint get two before it releases the first (a
+ * paired step saves, and images with, two at once): one array in memory
+ * (--layers none), or host and disk layers with two staging buffers or
+ * ring slots and two prefetch slots. */
+bool snap_store_holds_two(const snap_store *s);
 int snap_store_put_device(snap_store *s, long i, const snap_grid *g, const double *field);
 /* Forward done: waits for the writers, writes the disk file's index and
  * marks it complete. */
