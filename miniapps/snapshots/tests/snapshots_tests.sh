@@ -374,7 +374,8 @@ paired)
   # for the barrier; slabs narrower than the stencil's reach), odd row and
   # step counts (the last step and the last row alone), every space order;
   # in 3-D, y blocks of the default size and of 1 and 5 rows
-  # (MAPP_SNAP_PAIR_ROWS: blocks narrower than the stencil's reach).
+  # (MAPP_SNAP_PAIR_ROWS: blocks narrower than the stencil's reach); a
+  # streamed run too (two snapshots at once through ring and disk).
   while read -r rows imaged args; do
     [ "$rows" = - ] && rows=
     MAPP_SNAP_PAIR_ROWS=$rows run 1 --variant memory $args --output m.h5 --result m.json || fail "paired run: $args"
@@ -396,6 +397,7 @@ paired)
 1 imaged --dims 3 --nx 41 --ny 33 --nz 29 --space-order 8 --steps 31 --backend omp --threads 2
 5 imaged --dims 3 --nx 41 --ny 37 --nz 29 --space-order 4 --steps 30 --backend omp --threads 3
 - imaged --dims 3 --nx 45 --ny 31 --nz 30 --space-order 2 --steps 33
+- imaged --size tiny --space-order 8 --steps 41 --variant stream --layers disk-host --host-budget 2MiB --io-threads 2
 LIST
   ;;
 *) fail "unknown case $case_name" ;;
