@@ -455,9 +455,17 @@ static void step_unit(const step_job *job, long o, long y_from, long y_to, doubl
  * planes of each field and 2 of 1/a, each spanning the block and 3r rows
  * around it (step k reads r either side; step k + 1, r behind, r more),
  * within half of a 1 MiB L2. MAPP_SNAP_PAIR_ROWS overrides it (tuning). */
+static long pair_rows_set(void) {
+  static long rows = -1; /* read once: the paired step runs every other step */
+  if (rows < 0) {
+    const char *set = getenv("MAPP_SNAP_PAIR_ROWS");
+    rows = set && atol(set) > 0 ? atol(set) : 0;
+  }
+  return rows;
+}
+
 static long pair_rows_per_y_block(const snap_grid *g) {
-  const char *set = getenv("MAPP_SNAP_PAIR_ROWS");
-  if (set && atol(set) > 0) return atol(set);
+  if (pair_rows_set()) return pair_rows_set();
   long row_bytes = g->pn[2] * (long)sizeof(double), planes = 4L * g->radius + 4;
   long rows = (512L * 1024) / (planes * row_bytes) - 3L * g->radius;
   return rows < 2L * g->radius ? 2L * g->radius : rows;

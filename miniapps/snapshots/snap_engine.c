@@ -217,13 +217,23 @@ static bool single_steps_forced(void) {
   return v && *v && *v != '0';
 }
 
-/* Whether steps k and k + 1 may run as one pass (the backend's
- * step_pair): a grid stepped in place, on one rank (no halo exchange
- * between them), a point source, and every step saved into a store that
- * takes two snapshots at once (snap_store_holds_two), or none. */
+/* Whether two steps may run as one pass (the backend's step_pair), the
+ * forward's or the adjoint's: a grid stepped in place, on one rank (no
+ * halo exchange between them), unless MAPP_SNAP_SINGLE_STEPS says not. */
+static bool steps_pair(const snap_engine *e) {
+  return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !single_steps_forced();
+}
+
+/* Whether every step's snapshot goes to a store that takes (and hands
+ * out) two at once (snap_store_holds_two). */
+static bool saves_in_twos(const snap_store *store, long every) {
+  return store && snap_store_holds_two(store) && every == 1;
+}
+
+/* Whether forward steps k and k + 1 may run as one pass: steps_pair, a
+ * point source, and every step saved in twos or none. */
 static bool pairable(const snap_engine *e, const snap_source *src, const snap_store *store, long every) {
-  return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src->field &&
-         (!store || (snap_store_holds_two(store) && every == 1)) && !single_steps_forced();
+  return steps_pair(e) && !src->field && (!store || saves_in_twos(store, every));
 }
 
 /* Steps k and k + 1 in one pass, saving snapshots k - 1 and k where a
@@ -292,12 +302,10 @@ static int finish_gradient(snap_engine *e, double *grad, double *abs_d2) {
   return MAPP_OK;
 }
 
-/* Whether adjoint steps j and j - 1 may run as one pass (step_pair, as
- * the forward's): in place on one rank, every step's snapshot in a store
- * that hands out two at once, no source image (src_adj). */
+/* Whether adjoint steps j and j - 1 may run as one pass: steps_pair,
+ * every step's snapshot saved in twos, no source image (src_adj). */
 static bool adjoint_pairable(const snap_engine *e, const snap_store *store, long every, const double *src_adj) {
-  return e->ops->step_pair && e->in_place && e->p->grid.nranks == 1 && !src_adj && store &&
-         snap_store_holds_two(store) && every == 1 && !single_steps_forced();
+  return steps_pair(e) && !src_adj && saves_in_twos(store, every);
 }
 
 /* Adjoint steps j and j - 1 in one pass, imaging with snapshots j - 1 and

@@ -214,11 +214,12 @@ typedef struct snap_ops {
   /* The kernels that step grid g on this machine, for the record (e.g.
    * "avx512" or "portable": the same bits, not the same speed). */
   const char *(*kernels)(const snap_grid *g);
-  /* Two steps of a 2-D grid in one pass over memory, in place: `a` holds
-   * u^{k-2} and receives u^k, `b` holds u^{k-1} and receives u^{k+1};
-   * each step's source injected and snapshot written as `io` says. The
-   * same bits as step_save, inject and sample twice. One rank only: no
-   * halo exchange between the two steps. NULL: not offered. */
+  /* Two steps in one pass over memory, in place: `a` holds u^{k-2} and
+   * receives u^k, `b` holds u^{k-1} and receives u^{k+1}; each step's
+   * sources injected, snapshot written and (the adjoint) imaging done as
+   * `io` says. The same bits as step_save (or step_image) and inject
+   * twice. One rank only: no halo exchange between the two steps. NULL:
+   * not offered. */
   void (*step_pair)(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io);
 } snap_ops;
 
