@@ -241,6 +241,16 @@ probe_app_specific() {
     probe "mapp-heat --sources-file garbage" -- "$h" --size tiny --sources-file garbage.h5
     probe "mapp-heat omp backend with variant mpi (not written)" -- "$h" --size tiny --variant mpi --backend omp
     [ -n "$MPIEXEC" ] && probe "mapp-heat -np 8 more ranks than rows" -- "$MPIEXEC" -np 8 "$h" --rows 4 --cols 8
+    probe "mapp-heat --poller on variant mpi" -- "$h" --size tiny --poller thread
+    probe "mapp-heat --poller with --tampi blocking" -- "$h" --size tiny --variant tasks --backend omp --tampi blocking --poller task
+    probe "mapp-heat --tampi on variant forkjoin" -- "$h" --size tiny --variant forkjoin --backend omp --tampi blocking
+    probe "mapp-heat --nam-mode rank on one rank" -- "$h" --size tiny --snapshot-every 5 --nam r.nam --nam-mode rank
+    probe "mapp-heat --nam-mode without --nam" -- "$h" --size tiny --nam-mode rank
+    probe "mapp-heat --nam-checksum without --nam" -- "$h" --size tiny --nam-checksum none
+    [ -n "$MPIEXEC" ] && probe "mapp-heat --nam-mode rank, region not creatable" -- \
+      "$MPIEXEC" -np 3 "$h" --size tiny --snapshot-every 5 --nam /nonexistent/r.nam --nam-mode rank
+    [ -n "$MPIEXEC" ] && probe "mapp-heat --nam-mode rank, --snapshot-every beyond the steps" -- \
+      "$MPIEXEC" -np 2 "$h" --size tiny --snapshot-every 500 --nam r.nam --nam-mode rank
   fi
   if [ -x "$BIN/mapp-heat-animate" ]; then
     probe "mapp-heat-animate (no region)" -- "$BIN/mapp-heat-animate"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # A run whose core a CPU hog shares is judged `disturbed`; the same run
-# alone is not. A run whose own helper thread (heat tasks' request poller)
-# shares its one core is judged `oversubscribed` where the environment says
-# it has one core (it asked two: 1 rank x (1 thread + 1 poller)), and
+# alone is not. A run whose own helper thread (heat tasks with --poller
+# thread, its request poller) shares its one core is judged
+# `oversubscribed` where the environment says it has one core (it asked
+# two: 1 rank x (1 thread + 1 poller)), and
 # `disturbed` where the environment claims two, which is what tells the two
 # verdicts apart. Both pin the sweep (mpirun and its rank inherit the
 # affinity) to one CPU; the hog spins on that CPU for the whole second run.
@@ -47,7 +48,7 @@ echo "alone: $alone (run delay $(delay alone)); sharing its CPU with a hog: $sha
 [ "$shared" = disturbed ] || fail "a run sharing its CPU with a hog is judged '$shared', not disturbed"
 [ -n "$alone" ] && [ "$alone" != disturbed ] || fail "the run alone is judged '$alone'"
 
-# heat tasks: 1 compute thread + its poller on one CPU
+# heat tasks: 1 compute thread + its poller thread on one CPU
 cat >own.yaml <<YAML
 name: own
 repetitions: 1
@@ -59,13 +60,14 @@ runs:
     threads: [1]
     ranks: [1]
     sizes: [small]
+    args: ["--poller", "thread"]
 YAML
 own_verdict() { # cores the environment claims -> the report's verdict of the tasks row
   sed "s/^cores_per_node: auto.*/cores_per_node: $1/; s/^name: local/name: cores$1/" "$MAPP_SOURCE_DIR/envs/local.yaml" >"cores$1.yaml"
   taskset -c "$cpu" "$MAPP" sweep own.yaml --env "cores$1.yaml" --out out >/dev/null
   mv out/own "out/own$1"
   "$MAPP" report "out/own$1" >/dev/null
-  awk -F'|' '/^\| tasks +\| omp/ {split($10, w, " "); print w[1]}' "out/own$1/report.md"
+  awk -F'|' '/^\| tasks [[]--poller thread[]] +\| omp/ {split($10, w, " "); print w[1]}' "out/own$1/report.md"
 }
 one=$(own_verdict 1)
 two=$(own_verdict 2)

@@ -319,6 +319,7 @@ static int run_setup(const mapp_app *app, mapp_run *run, const char *prog, void 
   if (status == MAPP_OK) status = check_weak_ranks(run);
   if (status == MAPP_OK) status = app->setup(run, state);
   mapp_timer_stop(&run->timers, MAPP_PHASE_SETUP);
+  if (run->service_rank) return status;
   return mapp_agree(run->mpi.comm, prog, status);
 }
 
@@ -461,6 +462,11 @@ static int run_app(const mapp_app *app, mapp_run *run, const char *prog, int *ve
   void *state = NULL;
   int differ = 0;
   int status = run_setup(app, run, prog, &state);
+  if (run->service_rank) {
+    if (app->destroy) app->destroy(state);
+    mapp_error_clear();
+    return status;
+  }
   if (status == MAPP_OK) status = run_compute(app, run, prog, state, &differ);
   if (status == MAPP_OK) {
     record_common(run, app->name);

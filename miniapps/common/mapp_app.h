@@ -93,6 +93,11 @@ typedef struct mapp_run {
    * (custom_size: the record's size says "custom"). Setup may add what no
    * option declares (a planted fault). */
   bool custom_case, custom_size;
+  /* Set by setup on a rank that served the others for the whole run (heat's
+   * memory rank): the driver skips the rest on it, and it makes no record
+   * and prints nothing (the others report). setup moves the others to a
+   * communicator without it (mpi). */
+  bool service_rank;
   mapp_option *options;  /* the line's table: the common options, then the app's */
   mapp_cli_result cli;   /* which of them the line gave, and their defaults */
   mapp_timers timers;

@@ -1,43 +1,139 @@
 #include "mapp_tampi.h"
 
+#include <errno.h>
 #include <sched.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mapp_error_mpi.h"
+#include "mapp_timer.h"
 
 /* Live tasks allowed per team thread: half of libgomp's 64 x nthreads
  * undeferred threshold, so a task finished but not yet retired by the
  * runtime (our count drops first) never tips it over. */
 enum { WINDOW_PER_THREAD = 32, INITIAL_CAPACITY = 64 };
 
-int mapp_tampi_init(mapp_tampi *t, int team_threads) {
-  *t = (mapp_tampi){.window = (long)WINDOW_PER_THREAD * (team_threads > 0 ? team_threads : 1)};
-  atomic_init(&t->live, 0);
-  if (pthread_mutex_init(&t->lock, NULL) != 0)
-    return mapp_fail(MAPP_ERR_SYSTEM, "cannot create the request poller's mutex");
+static void sleep_s(double seconds) {
+  if (seconds <= 0) return;
+  struct timespec pause = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  nanosleep(&pause, NULL);
+}
+
+/* ---------------------------------------------------------------- watchdog */
+
+/* One line naming what is outstanding, then exit 3 without MPI_Finalize:
+ * the graph is stuck, so nothing collective can end the run. Only the
+ * reporting process prints; the others wait a little longer, so the line
+ * is out before the launcher tears the job down, then leave quietly. */
+static void stalled(mapp_tampi *t, double idle_s) {
+  if (!t->cfg.report) {
+    sleep_s(5.0);
+    _exit(3);
+  }
+  char polled[96] = "the requests were never tested";
+  if (atomic_load(&t->polls) > 0)
+    snprintf(polled, sizeof polled, "the requests were last tested %.2f s ago", mapp_now() - t->last_poll);
+  fprintf(stderr,
+          "%s: the task graph made no progress for %.1f s (watchdog): %ld tasks live, %d MPI requests "
+          "outstanding, %d tasks waiting in MPI, %s (%ld polling-task runs, %s)\n",
+          t->cfg.prog, idle_s, atomic_load(&t->live), atomic_load(&t->outstanding), atomic_load(&t->waiting),
+          polled, atomic_load(&t->poll_tasks),
+          t->cfg.mode == MAPP_TAMPI_BLOCKING ? "blocking mode"
+          : t->cfg.poller == MAPP_TAMPI_POLL_TASK ? "task poller" : "thread poller");
+  fflush(stderr);
+  _exit(3);
+}
+
+static void *watch(void *arg) {
+  mapp_tampi *t = arg;
+  long seen = atomic_load(&t->progress);
+  double since = mapp_now();
+  while (atomic_load(&t->watching)) {
+    sleep_s(0.05);
+    long now = atomic_load(&t->progress);
+    if (now != seen || atomic_load(&t->live) == 0) {
+      seen = now;
+      since = mapp_now();
+    } else if (mapp_now() - since > t->cfg.watchdog_s) {
+      stalled(t, mapp_now() - since);
+    }
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+int mapp_tampi_team(const mapp_tampi *t, int workers) { return workers + t->spare + 1; }
+
+static int alloc_arrays(mapp_tampi *t) {
   t->capacity = INITIAL_CAPACITY;
   t->requests = malloc(sizeof *t->requests * (size_t)t->capacity);
   t->events = malloc(sizeof *t->events * (size_t)t->capacity);
   t->completed = malloc(sizeof *t->completed * (size_t)t->capacity);
-  if (!t->requests || !t->events || !t->completed) {
-    mapp_tampi_destroy(t);
+  if (!t->requests || !t->events || !t->completed)
     return mapp_fail(MAPP_ERR_SYSTEM, "out of memory for the request poller");
-  }
   return MAPP_OK;
 }
 
+int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tampi_config *cfg) {
+  *t = (mapp_tampi){.cfg = *cfg, .spare = cfg->mode == MAPP_TAMPI_BLOCKING ? max_waiting : 0};
+  t->window = (long)WINDOW_PER_THREAD * mapp_tampi_team(t, workers);
+  atomic_init(&t->waiting, 0);
+  atomic_init(&t->live, 0);
+  atomic_init(&t->progress, 0);
+  atomic_init(&t->outstanding, 0);
+  atomic_init(&t->creating, true);
+  atomic_init(&t->creator_asleep, false);
+  atomic_init(&t->wake_at, 0);
+  atomic_init(&t->polls, 0);
+  atomic_init(&t->poll_tasks, 0);
+  atomic_init(&t->watching, false);
+  const char *once = getenv("MAPP_TAMPI_POLL_ONCE");
+  t->poll_once = once && strcmp(once, "1") == 0;
+  if (pthread_mutex_init(&t->lock, NULL) != 0 || pthread_mutex_init(&t->room_lock, NULL) != 0 ||
+      pthread_cond_init(&t->room, NULL) != 0)
+    return mapp_fail(MAPP_ERR_SYSTEM, "cannot create the request poller's mutex");
+  int status = alloc_arrays(t);
+  if (status == MAPP_OK && cfg->mode == MAPP_TAMPI_BLOCKING) {
+    if (sem_init(&t->cores, 0, (unsigned)workers) != 0)
+      status = mapp_fail(MAPP_ERR_SYSTEM, "cannot create the %d core tokens of blocking mode", workers);
+    else
+      t->cores_made = true;
+  }
+  if (status == MAPP_OK && cfg->watchdog_s > 0) {
+    atomic_store(&t->watching, true);
+    if (pthread_create(&t->watchdog, NULL, watch, t) != 0)
+      status = mapp_fail(MAPP_ERR_SYSTEM, "cannot start the task graph's watchdog thread");
+    else
+      t->watchdog_started = true;
+  }
+  if (status != MAPP_OK) mapp_tampi_destroy(t);
+  return status;
+}
+
 void mapp_tampi_destroy(mapp_tampi *t) {
+  if (t->watchdog_started) {
+    atomic_store(&t->watching, false);
+    pthread_join(t->watchdog, NULL);
+    t->watchdog_started = false;
+  }
   free(t->requests);
   free(t->events);
   free(t->completed);
   t->requests = NULL;
   t->events = NULL;
   t->completed = NULL;
+  if (t->cores_made) sem_destroy(&t->cores);
+  t->cores_made = false;
   pthread_mutex_destroy(&t->lock);
+  pthread_mutex_destroy(&t->room_lock);
+  pthread_cond_destroy(&t->room);
 }
+
+/* ---------------------------------------------------------------- failures */
 
 /* With t->lock held: keep the first failure and its message. */
 static void record_failure(mapp_tampi *t, int status) {
@@ -56,14 +152,43 @@ int mapp_tampi_status(const mapp_tampi *t) {
   return t->status == MAPP_OK ? MAPP_OK : mapp_fail(t->status, "%s", t->message);
 }
 
+/* ---------------------------------------------------------------- live tasks */
+
 void mapp_tampi_created(mapp_tampi *t) { atomic_fetch_add(&t->live, 1); }
 
-void mapp_tampi_done(mapp_tampi *t) { atomic_fetch_sub(&t->live, 1); }
+/* A task completed: count it, and wake the creator when the live tasks
+ * fell to the level it sleeps for. The creator publishes creator_asleep
+ * before it checks live under room_lock, and this side decrements live
+ * before it reads creator_asleep, so one of the two sees the other. */
+static void retire(mapp_tampi *t) {
+  long left = atomic_fetch_sub(&t->live, 1) - 1;
+  atomic_fetch_add(&t->progress, 1);
+  if (atomic_load(&t->creator_asleep) && left <= atomic_load(&t->wake_at)) {
+    pthread_mutex_lock(&t->room_lock);
+    pthread_cond_signal(&t->room);
+    pthread_mutex_unlock(&t->room_lock);
+  }
+}
+
+static void take_core(mapp_tampi *t) {
+  while (sem_wait(&t->cores) != 0 && errno == EINTR) continue;
+}
+
+void mapp_tampi_begin(mapp_tampi *t) {
+  if (t->cores_made) take_core(t);
+}
+
+void mapp_tampi_done(mapp_tampi *t) {
+  if (t->cores_made) sem_post(&t->cores);
+  retire(t);
+}
 
 static void complete(mapp_tampi *t, omp_event_handle_t event) {
   omp_fulfill_event(event);
-  atomic_fetch_sub(&t->live, 1);
+  retire(t);
 }
+
+/* ---------------------------------------------------------------- requests */
 
 /* With t->lock held: room for one more request, or false. */
 static bool reserve(mapp_tampi *t) {
@@ -95,6 +220,7 @@ void mapp_tampi_iwait(mapp_tampi *t, MPI_Request req, omp_event_handle_t event) 
   if (room) {
     t->requests[t->count] = req;
     t->events[t->count++] = event;
+    atomic_store(&t->outstanding, t->count);
   } else {
     record_failure(t, mapp_fail(MAPP_ERR_SYSTEM, "out of memory registering an MPI request"));
   }
@@ -102,6 +228,32 @@ void mapp_tampi_iwait(mapp_tampi *t, MPI_Request req, omp_event_handle_t event) 
   /* Without a slot the task cannot be tracked: release it so the graph
    * drains and the failure is reported. */
   if (!room) complete(t, event);
+}
+
+/* The core goes back while the request is outstanding, so another thread
+ * runs a task on it; the test loop sleeps a tenth of the polling period a
+ * turn, past the first few. */
+void mapp_tampi_wait(mapp_tampi *t, MPI_Request *req) {
+  bool gave_core = false;
+  for (int turn = 0;; ++turn) {
+    int done = 0;
+    int status = mapp_mpi_check(MPI_Test(req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    atomic_fetch_add(&t->polls, 1);
+    t->last_poll = mapp_now();
+    if (status != MAPP_OK) mapp_tampi_fail(t, status);
+    if (done || status != MAPP_OK) break;
+    if (!gave_core && t->cores_made) {
+      sem_post(&t->cores);
+      atomic_fetch_add(&t->waiting, 1);
+      gave_core = true;
+    }
+#pragma omp taskyield
+    if (turn >= 16) sleep_s(t->cfg.poll_s / 10);
+  }
+  if (gave_core) {
+    atomic_fetch_sub(&t->waiting, 1);
+    take_core(t);
+  }
 }
 
 /* With t->lock held: after a failed test nothing can be trusted; release
@@ -114,6 +266,8 @@ static void release_all(mapp_tampi *t) {
 int mapp_tampi_poll(mapp_tampi *t) {
   pthread_mutex_lock(&t->lock);
   int outcount = 0;
+  atomic_fetch_add(&t->polls, 1);
+  t->last_poll = mapp_now();
   if (t->count > 0) {
     int status = mapp_mpi_check(MPI_Testsome(t->count, t->requests, &outcount, t->completed,
                                              MPI_STATUSES_IGNORE), "MPI_Testsome");
@@ -132,18 +286,79 @@ int mapp_tampi_poll(mapp_tampi *t) {
         }
       t->count = kept;
     }
+    atomic_store(&t->outstanding, t->count);
   }
   pthread_mutex_unlock(&t->lock);
   return outcount > 0 ? outcount : 0;
 }
 
-/* Poll until done(t): yield first (a worker may need this core), then sleep
- * with exponential back-off up to 50 us so an idle poller does not steal a
- * core from the computation on an oversubscribed node. */
-static void poll_until(mapp_tampi *t, bool (*done)(mapp_tampi *)) {
+/* ---------------------------------------------------------------- the polling task */
+
+static bool graph_done(mapp_tampi *t) { return !atomic_load(&t->creating) && atomic_load(&t->live) == 0; }
+
+static void polling_task(mapp_tampi *t);
+
+/* One run: test the requests if the period has passed; if this worker ran
+ * nothing else since the last run (no task completed in between), it is
+ * idle: sleep to the period first. Then re-create the task, which hands
+ * the worker back to the runtime, and end. */
+static void poll_turn(mapp_tampi *t) {
+  atomic_fetch_add(&t->poll_tasks, 1);
+  if (graph_done(t)) return;
+  double now = mapp_now(), due = t->last_poll + t->cfg.poll_s;
+  bool idle = atomic_load(&t->progress) == t->progress_seen;
+  if (now < due && idle) {
+    sleep_s(due - now);
+    now = mapp_now();
+  }
+  if (now >= due) mapp_tampi_poll(t);
+  t->progress_seen = atomic_load(&t->progress);
+  if (!t->poll_once) polling_task(t);
+}
+
+static void polling_task(mapp_tampi *t) {
+#pragma omp task
+  poll_turn(t);
+}
+
+void mapp_tampi_start(mapp_tampi *t) {
+  t->last_poll = mapp_now();
+  t->progress_seen = -1;
+  if (t->cfg.poller == MAPP_TAMPI_POLL_TASK && t->cfg.mode == MAPP_TAMPI_NONBLOCKING) polling_task(t);
+}
+
+/* ---------------------------------------------------------------- the creator */
+
+/* Sleep until at most `level` tasks are live. */
+static void sleep_until(mapp_tampi *t, long level) {
+  if (atomic_load(&t->live) <= level) return;
+  pthread_mutex_lock(&t->room_lock);
+  atomic_store(&t->wake_at, level);
+  atomic_store(&t->creator_asleep, true);
+  while (atomic_load(&t->live) > level) {
+    /* A bounded wait: a wake-up lost to a task that completed between the
+     * check and the wait costs 10 ms, not the run. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 10 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec += 1;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&t->room, &t->room_lock, &until);
+  }
+  atomic_store(&t->creator_asleep, false);
+  pthread_mutex_unlock(&t->room_lock);
+}
+
+/* Poll until at most `level` tasks are live: yield first (a worker may need
+ * this core), then sleep with exponential back-off up to 50 us so an idle
+ * poller does not steal a core from the computation on an oversubscribed
+ * node. */
+static void poll_until(mapp_tampi *t, long level) {
   int idle = 0;
   long last = atomic_load(&t->live);
-  while (!done(t)) {
+  while (atomic_load(&t->live) > level) {
     long live = atomic_load(&t->live);
     if (mapp_tampi_poll(t) > 0 || live != last) {
       idle = 0;
@@ -154,14 +369,26 @@ static void poll_until(mapp_tampi *t, bool (*done)(mapp_tampi *)) {
       sched_yield();
     } else {
       long us = 1L << (idle - 64 < 6 ? idle - 64 : 6);
-      struct timespec pause = {0, (us < 50 ? us : 50) * 1000L};
-      nanosleep(&pause, NULL);
+      sleep_s((double)(us < 50 ? us : 50) * 1e-6);
     }
   }
 }
 
-static bool below_window(mapp_tampi *t) { return atomic_load(&t->live) < t->window; }
-static bool none_live(mapp_tampi *t) { return atomic_load(&t->live) == 0; }
+/* The creating thread polls only when it is the poller; otherwise it
+ * sleeps (the polling task, or in blocking mode the tasks themselves, test
+ * the requests). */
+static void wait_until(mapp_tampi *t, long level) {
+  if (t->cfg.poller == MAPP_TAMPI_POLL_THREAD) poll_until(t, level);
+  else sleep_until(t, level);
+}
 
-void mapp_tampi_throttle(mapp_tampi *t) { poll_until(t, below_window); }
-void mapp_tampi_drain(mapp_tampi *t) { poll_until(t, none_live); }
+/* Refill from half the window, so a sleeping creator wakes once per
+ * half-window of completions, not once per task. */
+void mapp_tampi_throttle(mapp_tampi *t) {
+  if (atomic_load(&t->live) >= t->window) wait_until(t, t->window / 2);
+}
+
+void mapp_tampi_drain(mapp_tampi *t) {
+  atomic_store(&t->creating, false);
+  wait_until(t, 0);
+}

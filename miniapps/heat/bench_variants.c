@@ -59,8 +59,9 @@ static void bm_step(mapp_bench_state *st, void *arg) {
   mapp_timers_init(&timers);
   int status = ensure_mpi();
   if (status == MAPP_OK) status = make_domain(n, block, &d);
-  if (status == MAPP_OK) status = solve(&d, NULL, &timers); /* warm-up */
-  while (status == MAPP_OK && mapp_bench_keep_running(st)) status = solve(&d, NULL, &timers);
+  heat_solve_context ctx = {.timers = &timers, .tasks = HEAT_TASKS_DEFAULTS};
+  if (status == MAPP_OK) status = solve(&d, NULL, &ctx); /* warm-up */
+  while (status == MAPP_OK && mapp_bench_keep_running(st)) status = solve(&d, NULL, &ctx);
   heat_domain_free(&d);
   if (status != MAPP_OK) {
     mapp_bench_skip_with_error(st, mapp_error_message());

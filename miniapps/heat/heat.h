@@ -4,6 +4,7 @@
 #define HEAT_H
 
 #include "mapp.h"
+#include "mapp_tampi.h"
 
 #define HEAT_MAX_SOURCES 16
 
@@ -71,6 +72,52 @@ double heat_boundary_value(const heat_config *cfg, long gr, long gc);
 /* Snapshots into a persistent NAM region (heat_nam.h); NULL: none. */
 typedef struct heat_nam heat_nam;
 
+/* Where the region lives:
+ *   HEAT_NAM_FILE: a file every rank maps its subregion of and exposes as
+ *     its own part of the window (MPI_Win_create); a put targets the
+ *     putting rank itself.
+ *   HEAT_NAM_RANK: memory across the network, as the seed's NAM is: one
+ *     more MPI rank (the last) owns the whole region as window memory
+ *     (MPI_Win_allocate); the compute ranks put their blocks into it and
+ *     never touch it otherwise; at the end the memory rank checksums what
+ *     it received and writes the region to the file, so mapp-heat-animate
+ *     reads it as before. */
+typedef enum { HEAT_NAM_FILE, HEAT_NAM_RANK } heat_nam_mode;
+
+typedef struct {
+  long every;       /* a snapshot every `every` timesteps */
+  heat_nam_mode mode;
+  bool checksum;    /* each put computes its block's CRC-32 (otherwise the
+                       file mode computes them when publishing, the memory
+                       rank from what it received) */
+  double answer_s;  /* rank mode: compute rank 0 waits this long for the
+                       memory rank's answer, then one line and exit 3 */
+} heat_nam_options;
+
+
+/* How the tasks variant runs its MPI, TAMPI's choices (mapp_tampi.h): who
+ * tests the requests (a polling task on the workers, or the creating
+ * thread), TAMPI's non-blocking or blocking mode, the polling period, and
+ * the watchdog that turns a stalled graph into one line. */
+typedef struct {
+  mapp_tampi_poller poller;
+  mapp_tampi_mode mode;
+  double poll_us;    /* TAMPI_POLLING_PERIOD's default: 100 us */
+  double watchdog_s; /* 0: none */
+} heat_tasks_options;
+#define HEAT_TASKS_DEFAULTS \
+  ((heat_tasks_options){.poller = MAPP_TAMPI_POLL_TASK, .mode = MAPP_TAMPI_NONBLOCKING, .poll_us = 100.0, \
+                        .watchdog_s = 60.0})
+
+/* A solve's context: the phase timers, the tasks variant's options, and
+ * what its runtime did (request tests, polling-task runs). */
+typedef struct {
+  mapp_timers *timers;
+  heat_tasks_options tasks;
+  long polls, poll_tasks;
+  int team_threads; /* the tasks variant's OpenMP team: workers, spare, creator */
+} heat_solve_context;
+
 /* The variants: run cfg.steps timesteps, saving a snapshot into nam (when
  * not NULL) after every timestep it asks for; communication time goes to
  * the COMM phase, snapshot time to the IO phase where they can be told
@@ -79,10 +126,10 @@ typedef struct heat_nam heat_nam;
  *   forkjoin: anti-diagonals of blocks in parallel regions (heat_forkjoin.c);
  *   tasks:    one task per block and per halo message, request-bound
  *             completion, snapshots as tasks (heat_tasks.c). */
-typedef int (*heat_solver)(heat_domain *d, heat_nam *nam, mapp_timers *timers);
-int heat_solve_mpi(heat_domain *d, heat_nam *nam, mapp_timers *timers);
-int heat_solve_forkjoin(heat_domain *d, heat_nam *nam, mapp_timers *timers);
-int heat_solve_tasks(heat_domain *d, heat_nam *nam, mapp_timers *timers);
+typedef int (*heat_solver)(heat_domain *d, heat_nam *nam, heat_solve_context *ctx);
+int heat_solve_mpi(heat_domain *d, heat_nam *nam, heat_solve_context *ctx);
+int heat_solve_forkjoin(heat_domain *d, heat_nam *nam, heat_solve_context *ctx);
+int heat_solve_tasks(heat_domain *d, heat_nam *nam, heat_solve_context *ctx);
 
 /* The timestep loop of the blocking variants (heat_mpi.c): the pipeline
  * halo exchange (before timestep t, send the first row of t-1 up, receive
@@ -119,6 +166,10 @@ typedef struct {
   long snapshot_every; /* 0: no snapshots */
   const char *nam;     /* the NAM region file, or NULL */
   const char *gif;     /* the animation made from it after the run, or NULL */
+  bool nam_rank;       /* --nam-mode rank: the last rank is the memory node */
+  bool nam_checksum;   /* --nam-checksum crc32: each put checksums its block */
+  MPI_Comm world;      /* nam_rank: the compute ranks and the memory rank */
+  heat_tasks_options tasks;
 } heat_run_options;
 
 /* One run's state behind the driver's hooks. */
@@ -126,11 +177,22 @@ typedef struct {
   heat_domain d;
   heat_nam *nam;
   const char *nam_path, *gif;
+  heat_tasks_options tasks;
+  heat_nam_options nam_options;
+  long polls, poll_tasks; /* the tasks variant's, of the last solve */
+  int team_threads;
   double solve_s; /* this rank's solver time: the figure of merit's */
 } heat_run;
 
+/* --nam-mode rank, before anything else of setup: the world's last rank
+ * becomes the memory node (run->service_rank), the others the compute
+ * ranks, whose communicator the run uses from here on (run->mpi); the world
+ * goes to opt->world. Collective over the world. */
+int heat_split_memory_rank(mapp_run *run, heat_run_options *opt);
+
 /* The setup hook's work once main.c has the config: the domain, its
- * initial state and the NAM region (collective). */
+ * initial state and the NAM region (collective). On the memory rank of
+ * --nam-mode rank, its whole service of the run. */
 int heat_run_create(mapp_run *run, const heat_config *cfg, const heat_run_options *opt, void **state);
 /* name, variants, the run's hooks but setup: main.c copies them. */
 extern const mapp_app heat_app_hooks;

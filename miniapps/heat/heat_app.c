@@ -48,13 +48,18 @@ const mapp_presets heat_presets = {presets, sizeof presets / sizeof presets[0], 
 static int heat_compute(mapp_run *run, void *state) {
   heat_run *h = state;
   heat_solver solve = heat_variant_solver(run->variant);
+  heat_solve_context ctx = {.timers = &run->timers, .tasks = h->tasks};
   double start = mapp_now();
-  int status = solve(&h->d, h->nam, &run->timers);
+  int status = solve(&h->d, h->nam, &ctx);
   h->solve_s = mapp_now() - start;
+  h->polls = ctx.polls;
+  h->poll_tasks = ctx.poll_tasks;
+  h->team_threads = ctx.team_threads;
   status = mapp_agree(h->d.comm, "mapp-heat", status);
-  if (status == MAPP_OK && h->nam) {
+  /* Rank mode hands even a failed run's end to the memory rank. */
+  if (h->nam) {
     mapp_timer_start(&run->timers, MAPP_PHASE_IO);
-    status = mapp_agree(h->d.comm, "mapp-heat", heat_nam_finish(h->nam));
+    status = mapp_agree(h->d.comm, "mapp-heat", heat_nam_finish(h->nam, status));
     mapp_timer_stop(&run->timers, MAPP_PHASE_IO);
   }
   /* --gif: rank 0 animates the region the run published (the same code as
@@ -93,6 +98,21 @@ static int heat_verify(mapp_run *run, void *state) {
   return MAPP_OK;
 }
 
+/* app_data of a tasks run: TAMPI's mode, who polled and how often. */
+static int describe_tasks(mapp_run *run, const heat_run *h) {
+  const heat_tasks_options *o = &h->tasks;
+  bool blocking = o->mode == MAPP_TAMPI_BLOCKING;
+  MAPP_TRY(mapp_run_set(run, "tampi", json_string(blocking ? "blocking" : "nonblocking")));
+  MAPP_TRY(mapp_run_set(run, "poller", blocking ? json_string("none")
+                                                : json_string(o->poller == MAPP_TAMPI_POLL_TASK ? "task" : "thread")));
+  MAPP_TRY(mapp_run_set(run, "poll_us", json_real(o->poll_us)));
+  MAPP_TRY(mapp_run_set(run, "request_tests", json_integer(h->polls)));
+  MAPP_TRY(mapp_run_set(run, "polling_task_runs", json_integer(h->poll_tasks)));
+  /* Threads in the team: the workers, blocking mode's spare threads (at
+   * most `threads` of all run tasks at once) and the creating thread. */
+  return mapp_run_set(run, "team_threads", json_integer(h->team_threads));
+}
+
 static int heat_describe(mapp_run *run, void *state) {
   heat_run *h = state;
   const heat_domain *d = &h->d;
@@ -106,8 +126,15 @@ static int heat_describe(mapp_run *run, void *state) {
   mapp_run_dim(run, "rows", d->cfg.rows, per_rank_rows < d->cfg.rows ? per_rank_rows : d->cfg.rows);
   mapp_run_dim(run, "cols", d->cfg.cols, d->cfg.cols);
   run->rec.steps = d->cfg.steps;
-  /* the task variant's team is the compute threads and one request poller */
-  run->rec.helper_threads = (heat_variant)run->variant->kind == HEAT_VARIANT_TASKS;
+  bool tasks = (heat_variant)run->variant->kind == HEAT_VARIANT_TASKS;
+  /* The tasks variant's team is the workers and the creating thread: busy
+   * when it is the poller, asleep while the window is full otherwise. */
+  run->rec.helper_threads = tasks && h->tasks.poller == MAPP_TAMPI_POLL_THREAD && h->tasks.mode == MAPP_TAMPI_NONBLOCKING;
+  if (tasks) MAPP_TRY(describe_tasks(run, h));
+  if (h->nam) {
+    MAPP_TRY(mapp_run_set(run, "nam_mode", json_string(h->nam_options.mode == HEAT_NAM_RANK ? "rank" : "file")));
+    MAPP_TRY(mapp_run_set(run, "nam_checksum", json_string(h->nam_options.checksum ? "crc32" : "none")));
+  }
   run->rec.fom = solve_max > 0 ? cell_updates / solve_max : 0.0;
   run->rec.bytes_moved = 16.0 * cell_updates; /* read and write each cell once per sweep */
   /* app_data: the files the run made besides its answer, for `mapp report`. */
@@ -128,20 +155,49 @@ static void heat_destroy(void *state) {
   free(h);
 }
 
+int heat_split_memory_rank(mapp_run *run, heat_run_options *opt) {
+  opt->world = MPI_COMM_NULL;
+  if (!opt->nam_rank) return MAPP_OK;
+  if (run->mpi.nranks < 2)
+    return mapp_fail(MAPP_ERR_INPUT, "--nam-mode rank needs the compute ranks and one more, the memory rank "
+                                     "(mpirun -np N+1); this run has %d rank", run->mpi.nranks);
+  opt->world = run->mpi.comm;
+  bool memory = run->mpi.rank == run->mpi.nranks - 1;
+  MPI_Comm part;
+  MAPP_MPI(MPI_Comm_split(opt->world, memory, run->mpi.rank, &part));
+  run->mpi.comm = part;
+  MAPP_MPI(MPI_Comm_rank(part, &run->mpi.rank));
+  MAPP_MPI(MPI_Comm_size(part, &run->mpi.nranks));
+  run->service_rank = memory;
+  return MAPP_OK;
+}
+
+static heat_nam_options nam_options(const heat_run_options *opt) {
+  return (heat_nam_options){.every = opt->snapshot_every, .mode = opt->nam_rank ? HEAT_NAM_RANK : HEAT_NAM_FILE,
+                            .checksum = opt->nam_checksum, .answer_s = opt->tasks.watchdog_s};
+}
+
 int heat_run_create(mapp_run *run, const heat_config *cfg, const heat_run_options *opt, void **state) {
   heat_run *h;
   int status = mapp_calloc((void **)&h, 1, sizeof *h, "the heat run");
+  heat_nam_options nam = nam_options(opt);
   if (status == MAPP_OK) {
     *state = h;
     h->gif = opt->gif;
     h->nam_path = opt->nam;
-    status = heat_domain_create(run->mpi.comm, cfg, &h->d);
+    h->tasks = opt->tasks;
+    h->nam_options = nam;
   }
+  if (run->service_rank) return status == MAPP_OK ? heat_nam_serve(opt->nam, opt->world, &nam) : status;
+  if (status == MAPP_OK) status = heat_domain_create(run->mpi.comm, cfg, &h->d);
   /* Every rank learns of a failed allocation before the collective below. */
-  MAPP_TRY(mapp_agree(run->mpi.comm, "mapp-heat", status));
+  status = mapp_agree(run->mpi.comm, "mapp-heat", status);
+  /* The memory rank waits for the region's layout whatever happened. */
+  if (status != MAPP_OK && opt->nam_rank) heat_nam_cancel(run->mpi.comm, opt->world, status);
+  MAPP_TRY(status);
   heat_domain_init(&h->d);
   /* Creating the region (allocating and pre-faulting it) is setup. */
-  if (opt->nam) MAPP_TRY(heat_nam_create(opt->nam, &h->d, opt->snapshot_every, &h->nam));
+  if (opt->nam) MAPP_TRY(heat_nam_create(opt->nam, &h->d, opt->world, &nam, &h->nam));
   return MAPP_OK;
 }
 

@@ -25,6 +25,6 @@ static void update_wavefront(heat_domain *d) {
   }
 }
 
-int heat_solve_forkjoin(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
-  return heat_solve_pipeline(d, nam, timers, update_wavefront);
+int heat_solve_forkjoin(heat_domain *d, heat_nam *nam, heat_solve_context *ctx) {
+  return heat_solve_pipeline(d, nam, ctx->timers, update_wavefront);
 }

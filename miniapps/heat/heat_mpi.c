@@ -44,6 +44,6 @@ int heat_solve_pipeline(heat_domain *d, heat_nam *nam, mapp_timers *timers, void
   return MAPP_OK;
 }
 
-int heat_solve_mpi(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
-  return heat_solve_pipeline(d, nam, timers, heat_update_blocks);
+int heat_solve_mpi(heat_domain *d, heat_nam *nam, heat_solve_context *ctx) {
+  return heat_solve_pipeline(d, nam, ctx->timers, heat_update_blocks);
 }

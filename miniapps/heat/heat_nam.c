@@ -1,6 +1,8 @@
-/* The NAM region's writer: a file mapped into memory and exposed as an MPI
- * window, each rank putting its blocks of a snapshot into its subregion.
- * The reader is heat_nam_reader.c; layout and guarantees: heat_nam.h and
+/* The NAM region's writer, compute side: in file mode a file mapped into
+ * memory and exposed as an MPI window, each rank putting its blocks of a
+ * snapshot into its own subregion; in rank mode the same puts go to the
+ * memory rank's window (heat_nam_rank.c has that rank's side). The reader
+ * is heat_nam_reader.c; layout and guarantees: heat_nam.h and
  * heat_nam_layout.h. */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include "heat_nam.h"
@@ -16,29 +18,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "heat_nam_layout.h"
-
-struct heat_nam {
-  MPI_Comm comm;
-  int rank, nranks;
-  MPI_Win win;
-  double *sub; /* this rank's subregion, mapped */
-  size_t sub_bytes;
-  unsigned char *head; /* rank 0: the header area, mapped */
-  size_t head_bytes;
-  long every, capacity, count;
-  long *timesteps;  /* of each claimed slot */
-  part_shape part;  /* this rank's blocks */
-  long slot_elems;  /* doubles of one snapshot of this rank */
-  double *stage;    /* one snapshot in the slot's layout: the puts' origin */
-  uLong *crcs;      /* capacity x blocks: CRC-32 of each block as put */
-};
+#include "heat_nam_writer.h"
 
 /* ---------------------------------------------------------------- writer */
 
-/* The header and every rank's share for d's run: the same on every rank,
- * computed from the decomposition rather than communicated. */
-static int plan_layout(const heat_domain *d, long every, heat_nam_header *h, heat_nam_share *shares) {
+int nam_plan_layout(const heat_domain *d, long every, heat_nam_header *h, heat_nam_share *shares) {
   const heat_config *c = &d->cfg;
   *h = (heat_nam_header){.version = HEAT_NAM_VERSION, .rows = (uint64_t)c->rows, .cols = (uint64_t)c->cols,
                          .block_rows = (uint64_t)c->block_rows, .block_cols = (uint64_t)c->block_cols,
@@ -95,16 +79,15 @@ static int populate_for_write(void *map, size_t bytes) {
   return MAPP_OK;
 }
 
-static int sync_map(void *map, size_t bytes, const char *what) {
+int nam_sync_map(void *map, size_t bytes, const char *what) {
   if (msync(map, bytes, MS_SYNC) != 0)
     return mapp_fail(MAPP_ERR_SYSTEM, "syncing the NAM region's %s failed: %s", what, strerror(errno));
   return MAPP_OK;
 }
 
-/* Rank 0: a fresh file of the full size whose header claims no snapshot.
- * Truncating first means a failed run can never leave an older region's
+/* Truncating first means a failed run can never leave an older region's
  * claims in place. */
-static int create_file(const char *path, const heat_nam_header *h, const heat_nam_share *shares, heat_nam *n) {
+int nam_create_file(const char *path, const heat_nam_header *h, const heat_nam_share *shares, heat_nam *n) {
   int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return mapp_fail(MAPP_ERR_INPUT, "cannot create NAM region '%s': %s", path, strerror(errno));
   /* Allocated, not sparse: a full disk is this error now, not a SIGBUS on
@@ -120,12 +103,10 @@ static int create_file(const char *path, const heat_nam_header *h, const heat_na
   memcpy(n->head + sizeof *h, shares, h->nranks * sizeof *shares);
   heat_nam_header *live = (heat_nam_header *)n->head;
   live->header_crc = nam_header_checksum(n->head, nam_header_area(h->nranks, h->capacity));
-  return sync_map(n->head, n->head_bytes, "header");
+  return nam_sync_map(n->head, n->head_bytes, "header");
 }
 
-/* The worst status over the ranks; a rank that did not fail itself names
- * the cause so every rank returns a message. */
-static int agree_status(MPI_Comm comm, int status) {
+int nam_agree(MPI_Comm comm, int status) {
   int worst = status;
   MAPP_MPI(MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm));
   if (worst != MAPP_OK && status == MAPP_OK) return mapp_fail(worst, "another rank failed on the NAM region");
@@ -158,12 +139,11 @@ static int alloc_buffers(heat_nam *n) {
   return MAPP_OK;
 }
 
-static int setup(heat_nam *n, const char *path, const heat_domain *d, long every) {
-  heat_nam_header h;
-  heat_nam_share *shares = NULL;
-  MAPP_TRY(mapp_calloc((void **)&shares, (size_t)d->nranks, sizeof *shares, "the NAM layout"));
-  int status = plan_layout(d, every, &h, shares);
-  if (status == MAPP_OK && d->rank == 0) status = create_file(path, &h, shares, n);
+/* File mode: rank 0 creates the file, every rank maps its subregion and
+ * exposes it as its part of the window. */
+static int setup_file(heat_nam *n, const char *path, const heat_domain *d, const heat_nam_header *h,
+                      const heat_nam_share *shares) {
+  int status = d->rank == 0 ? nam_create_file(path, h, shares, n) : MAPP_OK;
   /* Others open the file only once rank 0 has created it. */
   int created = status;
   MPI_Bcast(&created, 1, MPI_INT, 0, n->comm);
@@ -172,29 +152,58 @@ static int setup(heat_nam *n, const char *path, const heat_domain *d, long every
     n->sub_bytes = (size_t)shares[d->rank].bytes;
     status = map_file(path, O_RDWR, shares[d->rank].offset, n->sub_bytes, PROT_READ | PROT_WRITE, (void **)&n->sub);
   }
-  free(shares);
   if (status == MAPP_OK) status = populate_for_write(n->sub, n->sub_bytes);
   if (status == MAPP_OK) status = alloc_buffers(n);
-  MAPP_TRY(agree_status(n->comm, status));
+  MAPP_TRY(nam_agree(n->comm, status));
+  n->target = d->rank;
   return expose_window(n);
 }
 
-int heat_nam_create(const char *path, const heat_domain *d, long every, heat_nam **out) {
+static int setup(heat_nam *n, const char *path, const heat_domain *d) {
+  heat_nam_header h;
+  heat_nam_share *shares = NULL;
+  MAPP_TRY(mapp_calloc((void **)&shares, (size_t)d->nranks, sizeof *shares, "the NAM layout"));
+  int status = nam_plan_layout(d, n->opt.every, &h, shares);
+  if (n->opt.mode == HEAT_NAM_RANK) {
+    if (status == MAPP_OK) status = alloc_buffers(n);
+    /* The memory rank waits for the layout whatever happened here. */
+    status = nam_rank_attach(n, status, &h, shares);
+  } else if (status == MAPP_OK) {
+    status = setup_file(n, path, d, &h, shares);
+  }
+  free(shares);
+  return status;
+}
+
+void heat_nam_cancel(MPI_Comm comm, MPI_Comm world, int status) {
+  heat_nam none = {.comm = comm, .world = world, .win = MPI_WIN_NULL};
+  MPI_Comm_rank(comm, &none.rank);
+  nam_rank_attach(&none, status, NULL, NULL);
+}
+
+int heat_nam_create(const char *path, const heat_domain *d, MPI_Comm world, const heat_nam_options *opt,
+                    heat_nam **out) {
   *out = NULL;
+  long every = opt->every;
+  int status = MAPP_OK;
   if (every < 1 || every > d->cfg.steps)
-    return mapp_fail(MAPP_ERR_INPUT, "--snapshot-every %ld: must be between 1 and the %ld timesteps", every,
-                     d->cfg.steps);
-  if (d->cfg.block_rows > INT_MAX / d->cfg.block_cols)
-    return mapp_fail(MAPP_ERR_INPUT, "blocks of %ld x %ld cells are too large for one MPI_Put", d->cfg.block_rows,
-                     d->cfg.block_cols);
-  heat_nam *n;
-  MAPP_TRY(mapp_calloc((void **)&n, 1, sizeof *n, "the NAM region"));
-  *n = (heat_nam){.comm = d->comm, .rank = d->rank, .nranks = d->nranks, .win = MPI_WIN_NULL,
-                  .every = every, .capacity = d->cfg.steps / every,
-                  .slot_elems = d->local_rows * d->cfg.cols,
+    status = mapp_fail(MAPP_ERR_INPUT, "--snapshot-every %ld: must be between 1 and the %ld timesteps", every,
+                       d->cfg.steps);
+  else if (d->cfg.block_rows > INT_MAX / d->cfg.block_cols)
+    status = mapp_fail(MAPP_ERR_INPUT, "blocks of %ld x %ld cells are too large for one MPI_Put", d->cfg.block_rows,
+                       d->cfg.block_cols);
+  heat_nam *n = NULL;
+  if (status == MAPP_OK) status = mapp_calloc((void **)&n, 1, sizeof *n, "the NAM region");
+  if (status != MAPP_OK) {
+    /* The memory rank waits for a layout: tell it there is none. */
+    if (opt->mode == HEAT_NAM_RANK) heat_nam_cancel(d->comm, world, status);
+    return status;
+  }
+  *n = (heat_nam){.opt = *opt, .comm = d->comm, .world = world, .rank = d->rank, .nranks = d->nranks,
+                  .win = MPI_WIN_NULL, .capacity = d->cfg.steps / every, .slot_elems = d->local_rows * d->cfg.cols,
                   .part = nam_shape_of((uint64_t)d->local_rows, (uint64_t)d->cfg.cols, (uint64_t)d->cfg.block_rows,
-                                   (uint64_t)d->cfg.block_cols)};
-  int status = setup(n, path, d, every);
+                                       (uint64_t)d->cfg.block_cols)};
+  status = setup(n, path, d);
   if (status != MAPP_OK) {
     heat_nam_free(n);
     return status;
@@ -205,6 +214,7 @@ int heat_nam_create(const char *path, const heat_domain *d, long every, heat_nam
 
 void heat_nam_free(heat_nam *n) {
   if (!n) return;
+  nam_rank_stop_guard(n);
   if (n->win != MPI_WIN_NULL) MPI_Win_free(&n->win);
   if (n->sub) munmap(n->sub, n->sub_bytes);
   if (n->head) munmap(n->head, n->head_bytes);
@@ -214,7 +224,7 @@ void heat_nam_free(heat_nam *n) {
   free(n);
 }
 
-bool heat_nam_due(const heat_nam *n, long t) { return n && t % n->every == 0; }
+bool heat_nam_due(const heat_nam *n, long t) { return n && t % n->opt.every == 0; }
 
 long heat_nam_claim_slot(heat_nam *n, long t) {
   n->timesteps[n->count] = t;
@@ -242,12 +252,13 @@ int heat_nam_put_block(heat_nam *n, long slot, long b, MPI_Request *req) {
   part_block k = nam_block_of(&n->part, b);
   const double *origin = n->stage + k.at;
   int count = (int)(k.rows * k.cols);
-  n->crcs[slot * n->part.blocks + b] = crc32_z(0, (const unsigned char *)origin, (size_t)count * sizeof(double));
-  MPI_Aint disp = (MPI_Aint)((size_t)slot * (size_t)n->slot_elems + k.at);
+  if (n->opt.checksum)
+    n->crcs[slot * n->part.blocks + b] = crc32_z(0, (const unsigned char *)origin, (size_t)count * sizeof(double));
+  MPI_Aint disp = n->base + (MPI_Aint)((size_t)slot * (size_t)n->slot_elems + k.at);
   if (req)
-    MAPP_MPI(MPI_Rput(origin, count, MPI_DOUBLE, n->rank, disp, count, MPI_DOUBLE, n->win, req));
+    MAPP_MPI(MPI_Rput(origin, count, MPI_DOUBLE, n->target, disp, count, MPI_DOUBLE, n->win, req));
   else
-    MAPP_MPI(MPI_Put(origin, count, MPI_DOUBLE, n->rank, disp, count, MPI_DOUBLE, n->win));
+    MAPP_MPI(MPI_Put(origin, count, MPI_DOUBLE, n->target, disp, count, MPI_DOUBLE, n->win));
   return MAPP_OK;
 }
 
@@ -257,71 +268,111 @@ int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timer
   if (!heat_nam_due(n, t)) return MAPP_OK;
   mapp_timer_start(timers, MAPP_PHASE_IO);
   long slot = heat_nam_claim_slot(n, t);
-  MAPP_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, n->win));
+  if (n->opt.mode == HEAT_NAM_RANK) {
+    /* The guard times the whole epoch: a put may wait for the memory rank
+     * too where the network needs its progress. */
+    nam_rank_wait_begin(n, "a snapshot's epoch");
+    MAPP_MPI(MPI_Win_lock(MPI_LOCK_SHARED, n->target, MPI_MODE_NOCHECK, n->win));
+  } else {
+    MAPP_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, n->win));
+  }
   for (long b = 0; b < n->part.blocks; ++b) {
     heat_nam_stage_block(n, d, b);
     MAPP_TRY(heat_nam_put_block(n, slot, b, NULL));
   }
-  MAPP_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, n->win));
+  if (n->opt.mode == HEAT_NAM_RANK) {
+    MAPP_MPI(MPI_Win_unlock(n->target, n->win));
+    nam_rank_wait_end(n);
+  } else {
+    MAPP_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, n->win));
+  }
   mapp_timer_stop(timers, MAPP_PHASE_IO);
   return MAPP_OK;
 }
 
+/* Rank mode: every compute rank holds a shared lock on the memory rank at
+ * once; none conflicts (each writes its own subregion), so NOCHECK spares
+ * the lock's messages. */
 int heat_nam_lock(heat_nam *n) {
-  MAPP_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, n->rank, 0, n->win));
-  return MAPP_OK;
+  if (n->opt.mode == HEAT_NAM_FILE) {
+    MAPP_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, n->target, 0, n->win));
+    return MAPP_OK;
+  }
+  nam_rank_wait_begin(n, "opening a snapshot's epoch");
+  int status = mapp_mpi_check(MPI_Win_lock(MPI_LOCK_SHARED, n->target, MPI_MODE_NOCHECK, n->win), "MPI_Win_lock");
+  nam_rank_wait_end(n);
+  return status;
 }
 
 int heat_nam_unlock(heat_nam *n) {
-  MAPP_MPI(MPI_Win_unlock(n->rank, n->win));
-  return MAPP_OK;
+  if (n->opt.mode == HEAT_NAM_FILE) {
+    MAPP_MPI(MPI_Win_unlock(n->target, n->win));
+    return MAPP_OK;
+  }
+  nam_rank_wait_begin(n, "closing a snapshot's epoch");
+  int status = mapp_mpi_check(MPI_Win_unlock(n->target, n->win), "MPI_Win_unlock");
+  nam_rank_wait_end(n);
+  return status;
 }
 
-/* Rank 0: the snapshot table (CRCs of the ranks' parts combined in rank
- * order), synced, and only then the count, so the count never covers data
- * that is not in the file. */
-static int publish(heat_nam *n, const uint32_t *crcs) {
+int nam_publish(heat_nam *n, const long *timesteps, long count, const uint32_t *crcs) {
   heat_nam_header *h = (heat_nam_header *)n->head;
   const heat_nam_share *shares = (const heat_nam_share *)(n->head + sizeof *h);
   heat_nam_snapshot *snaps = (heat_nam_snapshot *)(n->head + sizeof *h + h->nranks * sizeof *shares);
-  for (long s = 0; s < n->count; ++s) {
+  for (long s = 0; s < count; ++s) {
     uLong crc = crcs[s];
-    for (int r = 1; r < n->nranks; ++r)
-      crc = crc32_combine(crc, crcs[(size_t)r * (size_t)n->count + (size_t)s],
+    for (uint64_t r = 1; r < h->nranks; ++r)
+      crc = crc32_combine(crc, crcs[r * (size_t)count + (size_t)s],
                           (z_off_t)(shares[r].row_count * h->cols * sizeof(double)));
-    snaps[s] = (heat_nam_snapshot){.timestep = (uint64_t)n->timesteps[s], .crc = crc};
+    snaps[s] = (heat_nam_snapshot){.timestep = (uint64_t)timesteps[s], .crc = crc};
   }
-  MAPP_TRY(sync_map(n->head, n->head_bytes, "snapshot table"));
-  h->saved = (uint64_t)n->count;
+  MAPP_TRY(nam_sync_map(n->head, n->head_bytes, "snapshot table"));
+  h->saved = (uint64_t)count;
   h->header_crc = nam_header_checksum(n->head, nam_header_area(h->nranks, h->capacity));
-  return sync_map(n->head, n->head_bytes, "header");
+  return nam_sync_map(n->head, n->head_bytes, "header");
 }
 
-/* The CRC-32 of slot s as stored: its blocks' CRCs combined in block
- * (= storage) order. */
-static uint32_t slot_checksum(const heat_nam *n, long s) {
-  const uLong *block_crc = n->crcs + s * n->part.blocks;
+uint32_t nam_slot_checksum(const part_shape *part, const uLong *block_crc) {
   uLong crc = 0;
-  for (long b = 0; b < n->part.blocks; ++b) {
-    part_block k = nam_block_of(&n->part, b);
+  for (long b = 0; b < part->blocks; ++b) {
+    part_block k = nam_block_of(part, b);
     crc = crc32_combine(crc, block_crc[b], (z_off_t)((size_t)(k.rows * k.cols) * sizeof(double)));
   }
   return (uint32_t)crc;
 }
 
-int heat_nam_finish(heat_nam *n) {
+/* --nam-checksum none in file mode: the blocks' CRCs from the region, once,
+ * after the run (the puts skipped them). */
+static void checksum_region(heat_nam *n) {
+  for (long s = 0; s < n->count; ++s)
+    for (long b = 0; b < n->part.blocks; ++b) {
+      part_block k = nam_block_of(&n->part, b);
+      const double *stored = n->sub + (size_t)s * (size_t)n->slot_elems + k.at;
+      n->crcs[s * n->part.blocks + b] =
+          crc32_z(0, (const unsigned char *)stored, (size_t)(k.rows * k.cols) * sizeof(double));
+    }
+}
+
+static int finish_file(heat_nam *n) {
   uint32_t *mine = NULL, *all = NULL;
-  int status = sync_map(n->sub, n->sub_bytes, "snapshots");
+  int status = nam_sync_map(n->sub, n->sub_bytes, "snapshots");
+  if (status == MAPP_OK && !n->opt.checksum) checksum_region(n);
   if (status == MAPP_OK) status = mapp_calloc((void **)&mine, (size_t)n->count + 1, sizeof *mine, "snapshot checksums");
   if (status == MAPP_OK && n->rank == 0)
     status = mapp_calloc((void **)&all, (size_t)n->nranks * (size_t)n->count + 1, sizeof *all, "snapshot checksums");
-  for (long s = 0; status == MAPP_OK && s < n->count; ++s) mine[s] = slot_checksum(n, s);
-  status = agree_status(n->comm, status);
+  for (long s = 0; status == MAPP_OK && s < n->count; ++s)
+    mine[s] = nam_slot_checksum(&n->part, n->crcs + s * n->part.blocks);
+  status = nam_agree(n->comm, status);
   if (status == MAPP_OK)
     status = mapp_mpi_check(MPI_Gather(mine, (int)n->count, MPI_UINT32_T, all, (int)n->count, MPI_UINT32_T, 0,
                                        n->comm), "MPI_Gather of snapshot checksums");
-  if (status == MAPP_OK && n->rank == 0) status = publish(n, all);
+  if (status == MAPP_OK && n->rank == 0) status = nam_publish(n, n->timesteps, n->count, all);
   free(mine);
   free(all);
-  return agree_status(n->comm, status);
+  return nam_agree(n->comm, status);
+}
+
+int heat_nam_finish(heat_nam *n, int status) {
+  if (n->opt.mode == HEAT_NAM_RANK) return nam_rank_finish(n, status);
+  return status == MAPP_OK ? finish_file(n) : status;
 }

@@ -58,22 +58,39 @@ typedef struct {
 
 /* ---- writer (collective over the domain's communicator) ---- */
 
-/* Creates (truncating) the region for d's run with a snapshot every `every`
- * timesteps and exposes this rank's subregion as an RMA window. */
-int heat_nam_create(const char *path, const heat_domain *d, long every, heat_nam **out);
-/* After all snapshots: sync, checksum, publish the count. */
-int heat_nam_finish(heat_nam *n);
+/* Rank mode, where the compute ranks stopped before heat_nam_create:
+ * tells the memory rank (waiting in heat_nam_serve) there is no region. */
+void heat_nam_cancel(MPI_Comm comm, MPI_Comm world, int status);
+/* Creates (truncating) the region for d's run and exposes it as an RMA
+ * window. In rank mode d->comm holds the compute ranks and `world` them and
+ * the memory rank, which calls heat_nam_serve at the same time; in file
+ * mode world is MPI_COMM_NULL. */
+int heat_nam_create(const char *path, const heat_domain *d, MPI_Comm world, const heat_nam_options *opt,
+                    heat_nam **out);
+/* The memory rank's whole part of a run (rank mode, heat_nam_rank.c): take
+ * the layout from compute rank 0, allocate the region as window memory,
+ * wait for the compute ranks' end, then checksum and publish the region to
+ * the file (only if they succeeded) and answer compute rank 0. */
+int heat_nam_serve(const char *path, MPI_Comm world, const heat_nam_options *opt);
+/* After all snapshots (status: the solve's, agreed over the compute ranks):
+ * sync, checksum, publish the count; in rank mode, hand the run's end to
+ * the memory rank, which publishes, and free the window with it. A failed
+ * status publishes nothing. */
+int heat_nam_finish(heat_nam *n, int status);
 void heat_nam_free(heat_nam *n);
 
 /* Timestep t takes a snapshot (false for a NULL region). */
 bool heat_nam_due(const heat_nam *n, long t);
 /* The blocking save of the mpi and forkjoin variants: if t is due, an
- * active-target epoch (MPI_Win_fence) around, per block, its copy-out and
- * one MPI_Put. */
+ * epoch around, per block, its copy-out and one MPI_Put: active target
+ * (MPI_Win_fence) in file mode, a passive-target lock of the memory rank in
+ * rank mode (a fence would need the memory rank to take part). */
 int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timers);
 
 /* The pieces of a save, for the task variant, which opens a passive-target
- * epoch (lock), puts each block with a request and closes it (unlock).
+ * epoch (lock: exclusive on its own window in file mode, shared on the
+ * memory rank in rank mode), puts each block with a request and closes it
+ * (unlock, which completes the puts at the target).
  * Block b is block (b / nbc, b % nbc) of the rank, as in heat_block_cells. */
 long heat_nam_claim_slot(heat_nam *n, long t); /* the slot snapshot t goes to */
 int heat_nam_lock(heat_nam *n);
@@ -83,7 +100,7 @@ int heat_nam_lock(heat_nam *n);
  * block b of the next. */
 void heat_nam_stage_block(heat_nam *n, const heat_domain *d, long b);
 /* The staged block b into slot `slot` (one contiguous MPI_Put; with req,
- * MPI_Rput), its CRC-32 recorded for heat_nam_finish. */
+ * MPI_Rput), its CRC-32 recorded for heat_nam_finish when checksumming. */
 int heat_nam_put_block(heat_nam *n, long slot, long b, MPI_Request *req);
 int heat_nam_unlock(heat_nam *n);
 

@@ -4,11 +4,13 @@
  * overlap; one task per boundary block and direction for the halo, with the
  * block column as the MPI tag; snapshots as tasks too.
  *
- * Every MPI operation is non-blocking and its task is created with
- * `detach`: the task's dependencies are released when the request
- * completes (mapp_tampi, TAMPI_Iwait's idea), never by a blocking wait. The
- * thread that creates the tasks then polls the outstanding requests; the
- * others run tasks. So the team is the compute threads plus that one.
+ * Every MPI operation is non-blocking. In TAMPI's non-blocking mode (the
+ * seed's) its task is created with `detach`: the task's dependencies are
+ * released when the request completes, which a polling task on the workers
+ * (or, with --poller thread, the creating thread) finds out; in blocking
+ * mode the task waits for its request inside (mapp_tampi.h). The thread
+ * that creates the tasks is one more in the team; with the polling task it
+ * sleeps while the window of live tasks is full.
  *
  * Dependence objects: dep[(i + 1) * nbc + j] stands for block (i, j) of the
  * rank; row 0 for the top halo cells above block column j, row nb + 1 for
@@ -32,7 +34,8 @@ typedef struct {
   mapp_tampi *poller;
   char *dep;   /* (nb + 2) x nbc dependence objects */
   char *staged; /* nb x nbc: block b's place in the NAM staging snapshot */
-  char none;   /* read by blocks without a neighbour there; never written */
+  char none;   /* read by tasks without a neighbour there; never written */
+  bool blocking; /* TAMPI's blocking mode: tasks wait for their requests */
   char window; /* the NAM window: epoch open/close are inout, puts in */
   long nb, nbc;
 } graph;
@@ -54,34 +57,82 @@ static double *halo_cells(graph *g, long row, long j, int *count) {
   return g->d->grid + row * g->d->stride + cols.first;
 }
 
-/* The body of a halo task: start the message of block column j (the
- * column is the tag) and bind the task's completion to its request. */
-static void start_halo(graph *g, long row, long j, int peer, bool send, omp_event_handle_t done) {
-  int count;
-  double *cells = halo_cells(g, row, j, &count);
+/* One MPI operation of a communication task: a halo message of block
+ * column j (the column is the tag), or the put of staged block b into a
+ * snapshot's slot. */
+typedef struct {
+  enum { HALO_SEND, HALO_RECV, NAM_PUT } kind;
+  long row, j;  /* halo: grid row and block column */
+  int peer;     /* halo: the neighbour */
+  long slot, b; /* put: snapshot slot and block */
+} mpi_op;
+
+static MPI_Request start_op(graph *g, const mpi_op *op) {
   MPI_Request req = MPI_REQUEST_NULL;
-  int status = send ? mapp_mpi_check(MPI_Isend(cells, count, MPI_DOUBLE, peer, (int)j, g->d->comm, &req),
-                                     "MPI_Isend of a halo")
-                    : mapp_mpi_check(MPI_Irecv(cells, count, MPI_DOUBLE, peer, (int)j, g->d->comm, &req),
-                                     "MPI_Irecv of a halo");
+  int status = MAPP_OK;
+  if (op->kind == NAM_PUT) {
+    status = heat_nam_put_block(g->nam, op->slot, op->b, &req);
+  } else {
+    int count;
+    double *cells = halo_cells(g, op->row, op->j, &count);
+    status = op->kind == HALO_SEND
+                 ? mapp_mpi_check(MPI_Isend(cells, count, MPI_DOUBLE, op->peer, (int)op->j, g->d->comm, &req),
+                                  "MPI_Isend of a halo")
+                 : mapp_mpi_check(MPI_Irecv(cells, count, MPI_DOUBLE, op->peer, (int)op->j, g->d->comm, &req),
+                                  "MPI_Irecv of a halo");
+  }
   if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
-  mapp_tampi_iwait(g->poller, req, done);
+  return req;
+}
+
+/* Non-blocking mode (TAMPI_Iwait): start, bind the detached task's
+ * completion to the request, return. */
+static void iwait_body(graph *g, mpi_op op, omp_event_handle_t done) {
+  mapp_tampi_iwait(g->poller, start_op(g, &op), done);
+}
+
+/* Blocking mode (TAMPI's MPI_Wait in a task): start and wait inside. */
+static void wait_body(graph *g, mpi_op op) {
+  mapp_tampi_begin(g->poller);
+  MPI_Request req = start_op(g, &op);
+  mapp_tampi_wait(g->poller, &req);
+  mapp_tampi_done(g->poller);
+}
+
+/* A communication task that writes *out (a halo receive). */
+static void mpi_task_out(graph *g, mpi_op op, char *out) {
+  admit(g);
+  if (g->blocking) {
+#pragma omp task depend(out : *out)
+    wait_body(g, op);
+  } else {
+    omp_event_handle_t done;
+#pragma omp task depend(out : *out) detach(done)
+    iwait_body(g, op, done);
+  }
+}
+
+/* A communication task that reads *a and *b (a send, a put). */
+static void mpi_task_in(graph *g, mpi_op op, char *a, char *b) {
+  admit(g);
+  if (g->blocking) {
+#pragma omp task depend(in : *a, *b)
+    wait_body(g, op);
+  } else {
+    omp_event_handle_t done;
+#pragma omp task depend(in : *a, *b) detach(done)
+    iwait_body(g, op, done);
+  }
 }
 
 static void recv_task(graph *g, long row, int from, long j) {
   char *halo = dep_of(g, row == 0 ? 0 : g->nb + 1, j);
-  omp_event_handle_t done;
-  admit(g);
-#pragma omp task depend(out : *halo) detach(done)
-  start_halo(g, row, j, from, false, done);
+  mpi_task_out(g, (mpi_op){.kind = HALO_RECV, .row = row, .j = j, .peer = from}, halo);
 }
 
 static void send_task(graph *g, long row, int to, long j) {
   char *block = dep_of(g, row == 1 ? 1 : g->nb, j);
-  omp_event_handle_t done;
-  admit(g);
-#pragma omp task depend(in : *block) detach(done)
-  start_halo(g, row, j, to, true, done);
+  mpi_task_in(g, (mpi_op){.kind = HALO_SEND, .row = row, .j = j, .peer = to}, block, &g->none);
 }
 
 /* Block (i, j): up and down are the halo objects at the rank's edges. */
@@ -92,6 +143,7 @@ static void block_task(graph *g, long i, long j) {
   admit(g);
 #pragma omp task depend(inout : *self) depend(in : *up, *down, *left, *right)
   {
+    mapp_tampi_begin(g->poller);
     heat_update_block(g->d, i, j);
     mapp_tampi_done(g->poller);
   }
@@ -108,6 +160,7 @@ static void epoch_task(graph *g, int (*op)(heat_nam *)) {
   admit(g);
 #pragma omp task depend(inout : *window)
   {
+    mapp_tampi_begin(g->poller);
     int status = op(g->nam);
     if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
     mapp_tampi_done(g->poller);
@@ -119,22 +172,14 @@ static void copy_out_task(graph *g, long b) {
   admit(g);
 #pragma omp task depend(in : *block) depend(out : *staged)
   {
+    mapp_tampi_begin(g->poller);
     heat_nam_stage_block(g->nam, g->d, b);
     mapp_tampi_done(g->poller);
   }
 }
 
 static void put_task(graph *g, long slot, long b) {
-  char *staged = &g->staged[b], *window = &g->window;
-  omp_event_handle_t done;
-  admit(g);
-#pragma omp task depend(in : *staged, *window) detach(done)
-  {
-    MPI_Request req = MPI_REQUEST_NULL;
-    int status = heat_nam_put_block(g->nam, slot, b, &req);
-    if (status != MAPP_OK) mapp_tampi_fail(g->poller, status);
-    mapp_tampi_iwait(g->poller, req, done);
-  }
+  mpi_task_in(g, (mpi_op){.kind = NAM_PUT, .slot = slot, .b = b}, &g->staged[b], &g->window);
 }
 
 static void snapshot_tasks(graph *g, long t) {
@@ -147,14 +192,19 @@ static void snapshot_tasks(graph *g, long t) {
   epoch_task(g, heat_nam_unlock);
 }
 
-/* Timestep t in the MPI variant's message order (heat_mpi.c). */
+/* Timestep t in the MPI variant's message order (heat_mpi.c): the send up
+ * is created first, so where it and the receive of the row above become
+ * ready together (both wait for the block row's last update), the runtime's
+ * first-in first-out queue starts the send first. In blocking mode that
+ * order keeps a lone worker from waiting in a receive whose message needs
+ * the send still queued behind it. */
 static void timestep_tasks(graph *g, long t) {
   heat_domain *d = g->d;
   bool above = d->above != MPI_PROC_NULL, below = d->below != MPI_PROC_NULL;
   for (long j = 0; j < g->nbc; ++j) {
+    if (above) send_task(g, 1, d->above, j);                  /* our first row of t-1 */
     if (above) recv_task(g, 0, d->above, j);                  /* its last row of t */
     if (below) recv_task(g, d->local_rows + 1, d->below, j);  /* its first row of t-1 */
-    if (above) send_task(g, 1, d->above, j);                  /* our first row of t-1 */
   }
   for (long i = 0; i < g->nb; ++i)
     for (long j = 0; j < g->nbc; ++j) block_task(g, i, j);
@@ -171,36 +221,50 @@ static int check_tags(const heat_domain *d) {
   return MAPP_OK;
 }
 
-/* The creating thread creates every timestep's tasks, then polls until all
- * requests are complete; only then is the taskwait free of detached tasks
- * that nobody would fulfil. */
+/* The creating thread creates every timestep's tasks (waiting while the
+ * window is full), then waits until all are complete; only then is the
+ * taskwait free of detached tasks that nobody would fulfil. The workers
+ * run the tasks, the polling task among them, from the single's barrier. */
 static void run_graph(graph *g, int team) {
 #pragma omp parallel num_threads(team)
 #pragma omp single
   {
+    mapp_tampi_start(g->poller);
     for (long t = 1; t <= g->d->cfg.steps; ++t) timestep_tasks(g, t);
     mapp_tampi_drain(g->poller);
 #pragma omp taskwait
   }
 }
 
-int heat_solve_tasks(heat_domain *d, heat_nam *nam, mapp_timers *timers) {
+int heat_solve_tasks(heat_domain *d, heat_nam *nam, heat_solve_context *ctx) {
   MAPP_TRY(check_tags(d));
-  int team = omp_get_max_threads() + 1; /* the compute threads and the poller */
+  const heat_tasks_options *o = &ctx->tasks;
+  int workers = omp_get_max_threads();
+  mapp_tampi_config cfg = {.poller = o->poller, .mode = o->mode, .poll_s = o->poll_us * 1e-6,
+                           .watchdog_s = o->watchdog_s, .report = d->rank == 0, .prog = "mapp-heat"};
+  /* Blocking mode's most tasks waiting on another rank at once: per block
+   * column, one halo receive and one send each way (the next of each waits
+   * for the block it reads or writes). A put completes locally, without
+   * any other task, so it needs no spare thread. */
+  long max_waiting = 4 * d->blocking.nbc;
   mapp_tampi poller;
-  MAPP_TRY(mapp_tampi_init(&poller, team));
-  graph g = {.d = d, .nam = nam, .poller = &poller, .nb = d->share.blocks.count, .nbc = d->blocking.nbc};
+  MAPP_TRY(mapp_tampi_init(&poller, workers, (int)max_waiting, &cfg));
+  graph g = {.d = d, .nam = nam, .poller = &poller, .nb = d->share.blocks.count, .nbc = d->blocking.nbc,
+             .blocking = o->mode == MAPP_TAMPI_BLOCKING};
   int status = mapp_calloc((void **)&g.dep, (size_t)(g.nb + 2) * (size_t)g.nbc, 1, "task dependence objects");
   if (status == MAPP_OK)
     status = mapp_calloc((void **)&g.staged, (size_t)g.nb * (size_t)g.nbc, 1, "task dependence objects");
   if (status == MAPP_OK) {
     /* Communication and snapshots overlap the computation: all of it is
      * the compute phase. */
-    mapp_timer_start(timers, MAPP_PHASE_COMPUTE);
-    run_graph(&g, team);
-    mapp_timer_stop(timers, MAPP_PHASE_COMPUTE);
+    mapp_timer_start(ctx->timers, MAPP_PHASE_COMPUTE);
+    ctx->team_threads = mapp_tampi_team(&poller, workers);
+    run_graph(&g, ctx->team_threads);
+    mapp_timer_stop(ctx->timers, MAPP_PHASE_COMPUTE);
     status = mapp_tampi_status(&poller);
   }
+  ctx->polls = atomic_load(&poller.polls);
+  ctx->poll_tasks = atomic_load(&poller.poll_tasks);
   free(g.dep);
   free(g.staged);
   mapp_tampi_destroy(&poller);

@@ -15,7 +15,9 @@ static struct {
   heat_source sources[HEAT_MAX_SOURCES];
   const char *sources_file;
   heat_run_options snapshots;
-} args;
+  const char *poller, *tampi, *nam_mode, *nam_checksum;
+} args = {.poller = "task", .tampi = "nonblocking", .nam_mode = "file", .nam_checksum = "crc32",
+          .snapshots.tasks = HEAT_TASKS_DEFAULTS};
 
 /* --source ROW,COL,RANGE,TEMPERATURE (repeatable; replaces the defaults). */
 static int parse_source(const char *value, void *dest) {
@@ -50,9 +52,31 @@ static const mapp_option options[] = {
      .help = "save the matrix into the NAM region after every N timesteps (needs --nam)"},
     {.name = "nam", .kind = MAPP_OPT_STRING, .dest = &args.snapshots.nam, .default_text = "none",
      .help = "NAM region file the snapshots go to (created; read it with mapp-heat-animate)"},
+    {.name = "nam-mode", .kind = MAPP_OPT_CHOICE, .dest = &args.nam_mode, .choices = "file|rank",
+     .help = "where the NAM region lives: a file each rank maps its part of, or one more MPI rank (the last: "
+             "mpirun -np N+1) that holds it as window memory and writes it to --nam at the end"},
+    {.name = "nam-checksum", .kind = MAPP_OPT_CHOICE, .dest = &args.nam_checksum, .choices = "crc32|none",
+     .default_text = "crc32 (file), none (rank)",
+     .help = "whether each put computes its block's CRC-32 on the compute rank; with none the file mode "
+             "checksums the region when publishing, the memory rank what it received (with crc32 it also "
+             "checks the two agree)"},
     {.name = "gif", .kind = MAPP_OPT_STRING, .dest = &args.snapshots.gif, .default_text = "none",
      .help = "after the run, write the NAM region as a GIF animation to this file (needs --nam); "
              "the result record lists it under app_data.artifacts"},
+    /* The tasks variant's runtime, TAMPI's choices: how, not what, it computes. */
+    {.name = "poller", .kind = MAPP_OPT_CHOICE, .dest = &args.poller, .choices = "task|thread",
+     .help = "tasks: who tests the MPI requests: a polling task the OpenMP runtime runs on its workers "
+             "every --poll-us (TAMPI's polling instance), or the thread that creates the tasks (one more "
+             "busy thread)"},
+    {.name = "tampi", .kind = MAPP_OPT_CHOICE, .dest = &args.tampi, .choices = "nonblocking|blocking",
+     .help = "tasks: TAMPI's mode: nonblocking binds a task's completion to its request (TAMPI_Iwait, the "
+             "seed's); blocking waits for the request inside the task (test and taskyield)"},
+    {.name = "poll-us", .kind = MAPP_OPT_DOUBLE, .dest = &args.snapshots.tasks.poll_us, .dmin = 1.0, .dmax = 1e6,
+     .help = "tasks: the polling task's period in microseconds (TAMPI_POLLING_PERIOD's default)"},
+    {.name = "watchdog-s", .kind = MAPP_OPT_DOUBLE, .dest = &args.snapshots.tasks.watchdog_s, .dmin = 0.0,
+     .dmax = 1e6, .help = "a tasks graph that makes no progress this long, or a memory rank (--nam-mode rank) "
+                          "that does not answer this long after the run, ends the run with one line, exit 3 "
+                          "(0: wait for ever)"},
     {.name = "source", .kind = MAPP_OPT_CALLBACK, .dest = &args, .parse = parse_source,
      .choices = "ROW,COL,RANGE,TEMP", .default_text = "0,0.5,0.6,100 and 0.75,0,0.4,60", .changes = MAPP_CHANGES_ANSWER,
      .help = "heat source: position (fractions 0..1), radius (fraction), temperature; repeatable"},
@@ -77,12 +101,37 @@ static int check_snapshot_args(const mapp_run *run) {
   if (s->nam && !s->snapshot_every) return mapp_fail(MAPP_ERR_INPUT, "--nam needs --snapshot-every N");
   if (s->gif && !s->nam)
     return mapp_fail(MAPP_ERR_INPUT, "--gif needs --nam PATH and --snapshot-every N (the animation is of the snapshots)");
+  if (!s->nam && (mapp_run_given(run, "nam-mode") || mapp_run_given(run, "nam-checksum")))
+    return mapp_fail(MAPP_ERR_INPUT, "--%s needs --nam PATH and --snapshot-every N",
+                     mapp_run_given(run, "nam-mode") ? "nam-mode" : "nam-checksum");
+  args.snapshots.nam_rank = strcmp(args.nam_mode, "rank") == 0;
+  args.snapshots.nam_checksum = mapp_run_given(run, "nam-checksum") ? strcmp(args.nam_checksum, "crc32") == 0
+                                                                     : !args.snapshots.nam_rank;
+  return MAPP_OK;
+}
+
+/* The tasks variant's options, refused elsewhere rather than ignored. */
+static int check_tasks_args(const mapp_run *run) {
+  static const char *const names[] = {"poller", "tampi", "poll-us"};
+  bool tasks = strcmp(run->variant->name, "tasks") == 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !tasks; ++i)
+    if (mapp_run_given(run, names[i]))
+      return mapp_fail(MAPP_ERR_INPUT, "--%s applies to the tasks variant only, not '%s'", names[i],
+                       run->variant->name);
+  heat_tasks_options *o = &args.snapshots.tasks;
+  o->poller = strcmp(args.poller, "thread") == 0 ? MAPP_TAMPI_POLL_THREAD : MAPP_TAMPI_POLL_TASK;
+  o->mode = strcmp(args.tampi, "blocking") == 0 ? MAPP_TAMPI_BLOCKING : MAPP_TAMPI_NONBLOCKING;
+  if (o->mode == MAPP_TAMPI_BLOCKING && mapp_run_given(run, "poller"))
+    return mapp_fail(MAPP_ERR_INPUT, "--poller: blocking mode (--tampi blocking) has no poller: each task tests "
+                                     "its own request");
   return MAPP_OK;
 }
 
 /* The preset with the command line's values. */
 static int setup(mapp_run *run, void **state) {
   MAPP_TRY(check_snapshot_args(run));
+  MAPP_TRY(check_tasks_args(run));
+  MAPP_TRY(heat_split_memory_rank(run, &args.snapshots));
   heat_config cfg;
   heat_config_from_preset(run->preset, &cfg);
   cfg.rows = args.rows;
