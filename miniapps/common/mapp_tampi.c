@@ -51,8 +51,7 @@ static void *watch(void *arg) {
   mapp_tampi *t = arg;
   long seen = atomic_load(&t->progress);
   double since = mapp_now();
-  while (atomic_load(&t->watching)) {
-    sleep_s(0.05);
+  while (mapp_nap_take(&t->watch_turns, 0.05)) {
     long now = atomic_load(&t->progress);
     if (now != seen || atomic_load(&t->live) == 0) {
       seen = now;
@@ -90,7 +89,6 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
   atomic_init(&t->wake_at, 0);
   atomic_init(&t->polls, 0);
   atomic_init(&t->poll_tasks, 0);
-  atomic_init(&t->watching, false);
   const char *once = getenv("MAPP_TAMPI_POLL_ONCE");
   t->poll_once = once && strcmp(once, "1") == 0;
   if (pthread_mutex_init(&t->lock, NULL) != 0 || pthread_mutex_init(&t->room_lock, NULL) != 0 ||
@@ -104,11 +102,13 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
       t->cores_made = true;
   }
   if (status == MAPP_OK && cfg->watchdog_s > 0) {
-    atomic_store(&t->watching, true);
-    if (pthread_create(&t->watchdog, NULL, watch, t) != 0)
+    status = mapp_nap_init(&t->watch_turns);
+    if (status == MAPP_OK && pthread_create(&t->watchdog, NULL, watch, t) != 0) {
+      mapp_nap_destroy(&t->watch_turns);
       status = mapp_fail(MAPP_ERR_SYSTEM, "cannot start the task graph's watchdog thread");
-    else
+    } else if (status == MAPP_OK) {
       t->watchdog_started = true;
+    }
   }
   if (status != MAPP_OK) mapp_tampi_destroy(t);
   return status;
@@ -116,8 +116,9 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
 
 void mapp_tampi_destroy(mapp_tampi *t) {
   if (t->watchdog_started) {
-    atomic_store(&t->watching, false);
+    mapp_nap_stop(&t->watch_turns);
     pthread_join(t->watchdog, NULL);
+    mapp_nap_destroy(&t->watch_turns);
     t->watchdog_started = false;
   }
   free(t->requests);

@@ -50,7 +50,7 @@
  * would wait for every task created so far. So the creating thread is one
  * more thread in the team either way; with the polling task it sleeps.
  *
- * A watchdog thread (asleep but every 50 ms) turns a graph that makes no
+ * A watchdog thread (asleep but every 50 ms, and stopped at once) turns a graph that makes no
  * progress for watchdog_s into one line on stderr and exit 3, naming what
  * is outstanding, instead of a hang. */
 #ifndef MAPP_TAMPI_H
@@ -62,6 +62,8 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+
+#include "mapp_nap.h"
 
 typedef enum { MAPP_TAMPI_POLL_TASK, MAPP_TAMPI_POLL_THREAD } mapp_tampi_poller;
 typedef enum { MAPP_TAMPI_NONBLOCKING, MAPP_TAMPI_BLOCKING } mapp_tampi_mode;
@@ -102,7 +104,7 @@ typedef struct {
   bool cores_made;
   int spare;                  /* blocking mode: threads beyond the workers */
   atomic_int waiting;         /* blocking mode: tasks waiting for a request */
-  atomic_bool watching;
+  mapp_nap watch_turns;       /* the watchdog's sleep, cut short when it is stopped */
   pthread_t watchdog;
   bool watchdog_started;
   int status;                 /* first failure of a task or of the poller */

@@ -88,8 +88,7 @@ static void *guard(void *arg) {
   heat_nam *n = arg;
   int rank, memory;
   if (world_shape(n->world, &rank, &memory) != MAPP_OK) return NULL;
-  while (atomic_load(&n->guarding)) {
-    sleep_ms(50);
+  while (mapp_nap_take(&n->guard_turns, 0.05)) {
     double since = n->waiting_since;
     if (since <= 0 || mapp_now() - since <= n->opt.answer_s) continue;
     /* Compute rank 0 says it; the others leave a little later, quietly. */
@@ -109,17 +108,20 @@ static void *guard(void *arg) {
 
 static int start_guard(heat_nam *n) {
   if (n->opt.answer_s <= 0) return MAPP_OK;
-  atomic_store(&n->guarding, true);
-  if (pthread_create(&n->guard, NULL, guard, n) != 0)
+  MAPP_TRY(mapp_nap_init(&n->guard_turns));
+  if (pthread_create(&n->guard, NULL, guard, n) != 0) {
+    mapp_nap_destroy(&n->guard_turns);
     return mapp_fail(MAPP_ERR_SYSTEM, "cannot start the memory rank's guard thread");
+  }
   n->guard_started = true;
   return MAPP_OK;
 }
 
 void nam_rank_stop_guard(heat_nam *n) {
   if (!n->guard_started) return;
-  atomic_store(&n->guarding, false);
+  mapp_nap_stop(&n->guard_turns);
   pthread_join(n->guard, NULL);
+  mapp_nap_destroy(&n->guard_turns);
   n->guard_started = false;
 }
 

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "heat_nam.h"
+#include "mapp_nap.h"
 #include "heat_nam_layout.h"
 
 struct heat_nam {
@@ -32,7 +33,7 @@ struct heat_nam {
   /* Rank mode: the guard against a memory rank that stopped answering. */
   _Atomic double waiting_since; /* mapp_now() a wait on the memory rank began; 0: none */
   const char *_Atomic waiting_for;
-  atomic_bool guarding;
+  mapp_nap guard_turns;
   pthread_t guard;
   bool guard_started;
 };

@@ -35,15 +35,15 @@ typedef struct {
   char *dep;   /* (nb + 2) x nbc dependence objects */
   char *staged; /* nb x nbc: block b's place in the NAM staging snapshot */
   char none;   /* read by tasks without a neighbour there; never written */
-  bool blocking; /* TAMPI's blocking mode: tasks wait for their requests */
   char window; /* the NAM window: epoch open/close are inout, puts in */
+  bool blocking; /* TAMPI's blocking mode: tasks wait for their requests */
   long nb, nbc;
 } graph;
 
 static char *dep_of(graph *g, long row, long j) { return &g->dep[row * g->nbc + j]; }
 
-/* Before creating a task: wait (polling) while too many are live, then
- * count it (see mapp_tampi.h for why there is a window). */
+/* Before creating a task: wait while too many are live, then count it (see
+ * mapp_tampi.h for why there is a window). */
 static void admit(graph *g) {
   mapp_tampi_throttle(g->poller);
   mapp_tampi_created(g->poller);
