@@ -299,20 +299,19 @@ static bool graph_done(mapp_tampi *t) { return !atomic_load(&t->creating) && ato
 
 static void polling_task(mapp_tampi *t);
 
-/* One run: test the requests if the period has passed; if this worker ran
- * nothing else since the last run (no task completed in between), it is
- * idle: sleep to the period first. Then re-create the task, which hands
- * the worker back to the runtime, and end. */
+/* One run: test the requests if the period has passed, or at once if this
+ * worker is idle (no task completed since the last run: the runtime had
+ * nothing else for it). Then re-create the task, which hands the worker
+ * back to the runtime, and end. An idle worker thus tests continuously, as
+ * Nanos6's idle workers run TAMPI's polling service, yielding the core
+ * between tests to any other process on it; a busy one tests once a
+ * period between its tasks. */
 static void poll_turn(mapp_tampi *t) {
   atomic_fetch_add(&t->poll_tasks, 1);
   if (graph_done(t)) return;
-  double now = mapp_now(), due = t->last_poll + t->cfg.poll_s;
   bool idle = atomic_load(&t->progress) == t->progress_seen;
-  if (now < due && idle) {
-    sleep_s(due - now);
-    now = mapp_now();
-  }
-  if (now >= due) mapp_tampi_poll(t);
+  bool tested = idle || mapp_now() >= t->last_poll + t->cfg.poll_s;
+  if (tested && mapp_tampi_poll(t) == 0 && idle) sched_yield();
   t->progress_seen = atomic_load(&t->progress);
   if (!t->poll_once) polling_task(t);
 }

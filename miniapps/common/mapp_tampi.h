@@ -24,14 +24,15 @@
  *
  * Who polls (mapp_tampi_poller):
  *   MAPP_TAMPI_POLL_TASK: a polling task, as TAMPI's polling instance runs
- *     inside the tasking runtime (TAMPI_POLLING_PERIOD through ALPI): the
- *     runtime schedules it on its own workers; each run tests the requests
- *     when the period has passed since the last test, then re-creates
- *     itself, which returns the worker to the runtime until the new task is
- *     scheduled. When it runs twice with no other task completed in
- *     between, its worker has nothing else to do and sleeps to the next
- *     period. The thread that creates the tasks does not poll: it sleeps
- *     while the window below is full.
+ *     inside the tasking runtime: the runtime schedules it on its own
+ *     workers; each run tests the requests, then re-creates the task, which
+ *     returns the worker to the runtime until the new task is scheduled. A
+ *     worker with other tasks to run tests once every period
+ *     (TAMPI_POLLING_PERIOD); an idle one (the task ran twice with no other
+ *     task completed in between) tests at every run, yielding its core in
+ *     between, as Nanos6's idle workers call TAMPI's polling service. The
+ *     thread that creates the tasks does not poll: it sleeps while the
+ *     window below is full.
  *   MAPP_TAMPI_POLL_THREAD: the thread that creates the tasks polls, with
  *     back-off, between creating them and until all are done: one thread
  *     more than the workers, busy whenever it polls.
