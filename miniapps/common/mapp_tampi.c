@@ -15,6 +15,10 @@
  * undeferred threshold, so a task finished but not yet retired by the
  * runtime (our count drops first) never tips it over. */
 enum { WINDOW_PER_THREAD = 32, INITIAL_CAPACITY = 64 };
+/* The creator, once the window is full, waits until the live tasks fall to
+ * window / REFILL_FROM: each wake-up creates most of a window, so the
+ * creator takes a worker's core rarely (every wake-up is a switch). */
+enum { REFILL_FROM = 8 };
 
 static void sleep_s(double seconds) {
   if (seconds <= 0) return;
@@ -382,10 +386,8 @@ static void wait_until(mapp_tampi *t, long level) {
   else sleep_until(t, level);
 }
 
-/* Refill from half the window, so a sleeping creator wakes once per
- * half-window of completions, not once per task. */
 void mapp_tampi_throttle(mapp_tampi *t) {
-  if (atomic_load(&t->live) >= t->window) wait_until(t, t->window / 2);
+  if (atomic_load(&t->live) >= t->window) wait_until(t, t->window / REFILL_FROM);
 }
 
 void mapp_tampi_drain(mapp_tampi *t) {
