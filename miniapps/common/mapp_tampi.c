@@ -15,9 +15,12 @@
  * undeferred threshold, so a task finished but not yet retired by the
  * runtime (our count drops first) never tips it over. */
 enum { WINDOW_PER_THREAD = 32, INITIAL_CAPACITY = 64 };
-/* The creator, once the window is full, waits until the live tasks fall to
- * window / REFILL_FROM: each wake-up creates most of a window, so the
- * creator takes a worker's core rarely (every wake-up is a switch). */
+/* The sleeping creator, once the window is full, is woken when the live
+ * tasks fall to window / REFILL_FROM, so each wake-up creates most of a
+ * window and it takes a worker's core rarely (every wake-up is a switch);
+ * or sooner, when a worker found nothing to run (nudge_creator): live tasks
+ * that wait on another rank may need tasks not yet created to complete
+ * there, and waiting for the low mark could then wait for ever. */
 enum { REFILL_FROM = 8 };
 
 static void sleep_s(double seconds) {
@@ -91,6 +94,7 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
   atomic_init(&t->creating, true);
   atomic_init(&t->creator_asleep, false);
   atomic_init(&t->wake_at, 0);
+  atomic_init(&t->nudged, false);
   atomic_init(&t->polls, 0);
   atomic_init(&t->poll_tasks, 0);
   const char *once = getenv("MAPP_TAMPI_POLL_ONCE");
@@ -165,14 +169,25 @@ void mapp_tampi_created(mapp_tampi *t) { atomic_fetch_add(&t->live, 1); }
  * fell to the level it sleeps for. The creator publishes creator_asleep
  * before it checks live under room_lock, and this side decrements live
  * before it reads creator_asleep, so one of the two sees the other. */
+static void wake_creator(mapp_tampi *t) {
+  pthread_mutex_lock(&t->room_lock);
+  pthread_cond_signal(&t->room);
+  pthread_mutex_unlock(&t->room_lock);
+}
+
 static void retire(mapp_tampi *t) {
   long left = atomic_fetch_sub(&t->live, 1) - 1;
   atomic_fetch_add(&t->progress, 1);
-  if (atomic_load(&t->creator_asleep) && left <= atomic_load(&t->wake_at)) {
-    pthread_mutex_lock(&t->room_lock);
-    pthread_cond_signal(&t->room);
-    pthread_mutex_unlock(&t->room_lock);
-  }
+  if (atomic_load(&t->creator_asleep) && left <= atomic_load(&t->wake_at)) wake_creator(t);
+}
+
+/* A worker is idle (its polling task found nothing else done, or its task
+ * waits in MPI): if the creator sleeps with room in the window, it creates
+ * now rather than at the low mark. */
+static void nudge_creator(mapp_tampi *t) {
+  if (!atomic_load(&t->creator_asleep) || atomic_load(&t->live) >= t->window) return;
+  atomic_store(&t->nudged, true);
+  wake_creator(t);
 }
 
 static void take_core(mapp_tampi *t) {
@@ -251,6 +266,7 @@ void mapp_tampi_wait(mapp_tampi *t, MPI_Request *req) {
       sem_post(&t->cores);
       atomic_fetch_add(&t->waiting, 1);
       gave_core = true;
+      nudge_creator(t);
     }
 #pragma omp taskyield
     if (turn >= 16) sleep_s(t->cfg.poll_s / 10);
@@ -315,7 +331,10 @@ static void poll_turn(mapp_tampi *t) {
   if (graph_done(t)) return;
   bool idle = atomic_load(&t->progress) == t->progress_seen;
   bool tested = idle || mapp_now() >= t->last_poll + t->cfg.poll_s;
-  if (tested && mapp_tampi_poll(t) == 0 && idle) sched_yield();
+  if (tested && mapp_tampi_poll(t) == 0 && idle) {
+    nudge_creator(t);
+    sched_yield();
+  }
   t->progress_seen = atomic_load(&t->progress);
   if (!t->poll_once) polling_task(t);
 }
@@ -333,13 +352,15 @@ void mapp_tampi_start(mapp_tampi *t) {
 
 /* ---------------------------------------------------------------- the creator */
 
-/* Sleep until at most `level` tasks are live. */
-static void sleep_until(mapp_tampi *t, long level) {
+/* Sleep until at most `level` tasks are live, or (nudgeable) a worker is
+ * idle while the window has room. */
+static void sleep_until(mapp_tampi *t, long level, bool nudgeable) {
   if (atomic_load(&t->live) <= level) return;
   pthread_mutex_lock(&t->room_lock);
   atomic_store(&t->wake_at, level);
+  atomic_store(&t->nudged, false);
   atomic_store(&t->creator_asleep, true);
-  while (atomic_load(&t->live) > level) {
+  while (atomic_load(&t->live) > level && !(nudgeable && atomic_load(&t->nudged))) {
     /* A bounded wait: a wake-up lost to a task that completed between the
      * check and the wait costs 10 ms, not the run. */
     struct timespec until;
@@ -378,19 +399,19 @@ static void poll_until(mapp_tampi *t, long level) {
   }
 }
 
-/* The creating thread polls only when it is the poller; otherwise it
- * sleeps (the polling task, or in blocking mode the tasks themselves, test
- * the requests). */
-static void wait_until(mapp_tampi *t, long level) {
-  if (t->cfg.poller == MAPP_TAMPI_POLL_THREAD) poll_until(t, level);
-  else sleep_until(t, level);
-}
-
+/* The creating thread polls only when it is the poller, and then creates
+ * again as soon as the window has room; otherwise it sleeps (the polling
+ * task, or in blocking mode the tasks themselves, test the requests). */
 void mapp_tampi_throttle(mapp_tampi *t) {
-  if (atomic_load(&t->live) >= t->window) wait_until(t, t->window / REFILL_FROM);
+  if (atomic_load(&t->live) < t->window) return;
+  if (t->cfg.poller == MAPP_TAMPI_POLL_THREAD && t->cfg.mode == MAPP_TAMPI_NONBLOCKING)
+    poll_until(t, t->window - 1);
+  else
+    sleep_until(t, t->window / REFILL_FROM, true);
 }
 
 void mapp_tampi_drain(mapp_tampi *t) {
   atomic_store(&t->creating, false);
-  wait_until(t, 0);
+  if (t->cfg.poller == MAPP_TAMPI_POLL_THREAD && t->cfg.mode == MAPP_TAMPI_NONBLOCKING) poll_until(t, 0);
+  else sleep_until(t, 0, false);
 }

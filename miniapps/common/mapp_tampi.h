@@ -95,6 +95,7 @@ typedef struct {
   pthread_cond_t room;
   atomic_bool creator_asleep;
   atomic_long wake_at;
+  atomic_bool nudged;         /* a worker found nothing to run: create now */
   /* The polling task's state (only the one live polling task touches it). */
   _Atomic double last_poll;   /* mapp_now() of the last test of the requests */
   long progress_seen;         /* progress when it last ran */

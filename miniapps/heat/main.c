@@ -54,7 +54,8 @@ static const mapp_option options[] = {
      .help = "NAM region file the snapshots go to (created; read it with mapp-heat-animate)"},
     {.name = "nam-mode", .kind = MAPP_OPT_CHOICE, .dest = &args.nam_mode, .choices = "file|rank",
      .help = "where the NAM region lives: a file each rank maps its part of, or one more MPI rank (the last: "
-             "mpirun -np N+1) that holds it as window memory and writes it to --nam at the end"},
+             "mpirun -np N+1) that holds it as window memory and writes it to --nam at the end (with --gif G "
+             "and no --nam, beside G: G's name with .nam)"},
     {.name = "nam-checksum", .kind = MAPP_OPT_CHOICE, .dest = &args.nam_checksum, .choices = "crc32|none",
      .default_text = "crc32 (file), none (rank)",
      .help = "whether each put computes its block's CRC-32 on the compute rank; with none the file mode "
@@ -87,7 +88,21 @@ static const mapp_option options[] = {
     MAPP_OPTION_END,
 };
 
+/* --nam-mode rank --gif G without --nam: the region is the memory rank's,
+ * and the file it writes at the end goes beside the animation made from
+ * it (G with .nam for its extension). */
+static int region_beside_gif(void) {
+  static char path[4096];
+  const char *gif = args.snapshots.gif, *dot = strrchr(gif, '.'), *slash = strrchr(gif, '/');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - gif) : strlen(gif);
+  if (stem + sizeof ".nam" > sizeof path) return mapp_fail(MAPP_ERR_INPUT, "--gif: the path is too long");
+  snprintf(path, sizeof path, "%.*s.nam", (int)stem, gif);
+  args.snapshots.nam = path;
+  return MAPP_OK;
+}
+
 static int check_snapshot_args(const mapp_run *run) {
+  if (!args.snapshots.nam && args.snapshots.gif && strcmp(args.nam_mode, "rank") == 0) MAPP_TRY(region_beside_gif());
   const heat_run_options *s = &args.snapshots;
   /* The NAM region is an MPI RMA window (MPI_Win_allocate): under SimGrid
    * SMPI creating one took minutes across 128 or more ranks. */

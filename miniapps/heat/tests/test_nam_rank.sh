@@ -27,6 +27,14 @@ for step in 4 8 12; do
   same "rank-mode frame of timestep $step" "$(reference $step)" /temperature "$WORK/frames.h5" "/step_$(printf %06d $step)"
 done
 
+# The command: --gif without --nam puts the region beside the GIF.
+(cd "$WORK" && "$MPIEXEC" -np 3 --oversubscribe "$HEAT" --nam-mode rank --snapshot-every 5 --gif g.gif --quiet &&
+  "$MPIEXEC" -np 2 --oversubscribe "$HEAT" --snapshot-every 5 --nam f.nam --quiet) ||
+  { echo "FAIL: --nam-mode rank --gif g.gif"; exit 1; }
+[ -s "$WORK/g.gif" ] && cmp "$WORK/g.nam" "$WORK/f.nam" && "$ANIMATE" "$WORK/g.nam" >/dev/null &&
+  echo "ok: --nam-mode rank --gif g.gif wrote g.gif and g.nam, the file mode's region byte for byte" ||
+  { echo "FAIL: --nam-mode rank --gif g.gif: no GIF, or g.nam differs from the file mode's"; failures=$((failures + 1)); }
+
 # The memory rank (the last) of a longer run, once it has created the
 # region (it has the layout: the compute ranks are making the window).
 memory_rank_pid() {
