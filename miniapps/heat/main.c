@@ -67,13 +67,13 @@ static const mapp_option options[] = {
     /* The tasks variant's runtime, TAMPI's choices: how, not what, it computes. */
     {.name = "poller", .kind = MAPP_OPT_CHOICE, .dest = &args.poller, .choices = "task|thread",
      .help = "tasks: who tests the MPI requests: a polling task the OpenMP runtime runs on its workers "
-             "every --poll-us (TAMPI's polling instance), or the thread that creates the tasks (one more "
-             "busy thread)"},
+             "(TAMPI's polling instance), or the thread that creates the tasks (one more busy thread)"},
     {.name = "tampi", .kind = MAPP_OPT_CHOICE, .dest = &args.tampi, .choices = "nonblocking|blocking",
      .help = "tasks: TAMPI's mode: nonblocking binds a task's completion to its request (TAMPI_Iwait, the "
              "seed's); blocking waits for the request inside the task (test and taskyield)"},
     {.name = "poll-us", .kind = MAPP_OPT_DOUBLE, .dest = &args.snapshots.tasks.poll_us, .dmin = 1.0, .dmax = 1e6,
-     .help = "tasks: the polling task's period in microseconds (TAMPI_POLLING_PERIOD's default)"},
+     .help = "tasks: the polling task's period in microseconds while its worker has other tasks to run "
+             "(TAMPI_POLLING_PERIOD's default); an idle worker tests at every run"},
     {.name = "watchdog-s", .kind = MAPP_OPT_DOUBLE, .dest = &args.snapshots.tasks.watchdog_s, .dmin = 0.0,
      .dmax = 1e6, .help = "a tasks graph that makes no progress this long, or a memory rank (--nam-mode rank) "
                           "that does not answer this long after the run, ends the run with one line, exit 3 "
