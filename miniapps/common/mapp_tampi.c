@@ -250,26 +250,29 @@ void mapp_tampi_iwait(mapp_tampi *t, MPI_Request req, omp_event_handle_t event) 
   if (!room) complete(t, event);
 }
 
-/* The core goes back while the request is outstanding, so another thread
- * runs a task on it; the test loop sleeps a tenth of the polling period a
- * turn, past the first few. */
+/* The task keeps its core while its tests spin for a tenth of the polling
+ * period (most messages arrive within it, and a hand-over costs a switch);
+ * then it gives the core back until the request completes, so another
+ * thread runs a task on it, and sleeps a tenth of the period a turn. */
 void mapp_tampi_wait(mapp_tampi *t, MPI_Request *req) {
   bool gave_core = false;
-  for (int turn = 0;; ++turn) {
+  double start = mapp_now(), spin = t->cfg.poll_s / 10;
+  for (;;) {
     int done = 0;
     int status = mapp_mpi_check(MPI_Test(req, &done, MPI_STATUS_IGNORE), "MPI_Test");
     atomic_fetch_add(&t->polls, 1);
     t->last_poll = mapp_now();
     if (status != MAPP_OK) mapp_tampi_fail(t, status);
     if (done || status != MAPP_OK) break;
+#pragma omp taskyield
+    if (!gave_core && t->last_poll - start < spin) continue;
     if (!gave_core && t->cores_made) {
       sem_post(&t->cores);
       atomic_fetch_add(&t->waiting, 1);
       gave_core = true;
       nudge_creator(t);
     }
-#pragma omp taskyield
-    if (turn >= 16) sleep_s(t->cfg.poll_s / 10);
+    sleep_s(spin);
   }
   if (gave_core) {
     atomic_fetch_sub(&t->waiting, 1);
