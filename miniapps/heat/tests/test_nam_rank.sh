@@ -22,6 +22,12 @@ sys.exit(not (r['ranks'] == int(sys.argv[2]) and r['app_data']['nam_mode'] == 'r
     echo "ok: the record counts $ranks compute ranks, nam_mode rank" ||
     { echo "FAIL: the record's ranks or nam_mode"; failures=$((failures + 1)); }
 done
+# A bit flipped on the way (planted on the memory rank): with the compute
+# ranks' CRC-32 the memory rank refuses to publish, one line, exit 3.
+MAPP_HEAT_NAM_FLIP=1 "$expect" 3 "reached the memory rank with CRC-32 [0-9a-f]+, it was put with" -- \
+  "$MPIEXEC" -q -np $((ranks + 1)) --oversubscribe -x MAPP_HEAT_NAM_FLIP "$HEAT" --variant "$variant" \
+  --backend "$([ "$variant" = mpi ] && echo serial || echo omp)" "${args[@]}" --nam-mode rank --nam-checksum crc32 \
+  --nam "$WORK/flipped.nam" --quiet || failures=$((failures + 1))
 "$ANIMATE" "$WORK/rank.nam" --hdf5 "$WORK/frames.h5" || { echo "FAIL: mapp-heat-animate"; exit 1; }
 for step in 4 8 12; do
   same "rank-mode frame of timestep $step" "$(reference $step)" /temperature "$WORK/frames.h5" "/step_$(printf %06d $step)"
