@@ -66,15 +66,26 @@ pack_programs() {
 }
 
 # Every shared library the programs and plugins load, except glibc's and
-# CUDA's (the GPU machine has its own).
+# CUDA's (the GPU machine has its own). Only ELF files have libraries: the
+# peers' launchers in bin/ are scripts, and ldd fails on them. No pipeline
+# around ldd or cp, so a failure stops the script with die's message rather
+# than a pipeline's silent status under `set -e`.
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
 pack_libraries() {
   local skip='^(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libcuda|libcudart|libcufft|libcublas|libcurand|libnvrtc|linux-vdso)\.'
+  local f lib base libs=$stage/libraries.txt found=$stage/ldd.txt
+  : >"$libs"
   for f in "$stage"/bin/* "$stage"/openmpi/*.so; do
-    ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'
-  done | sort -u | while read -r lib; do
-    base=$(basename "$lib")
-    [[ $base =~ $skip ]] || cp -L "$lib" "$stage/lib/$base"
+    is_elf "$f" || continue
+    ldd "$f" >"$found" 2>&1 || die "ldd $f failed: $(head -c 300 "$found")"
+    awk '/=> \//{print $3}' "$found" >>"$libs"
   done
+  while read -r lib; do
+    base=$(basename "$lib")
+    [[ $base =~ $skip ]] || cp -L "$lib" "$stage/lib/$base" || die "copying $lib into the bundle failed"
+  done < <(sort -u "$libs")
+  rm -f "$libs" "$found"
 }
 
 # What the programs read from MAPP_SOURCE_DIR, the stencil's generated
