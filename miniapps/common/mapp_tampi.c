@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mapp_error_mpi.h"
 #include "mapp_timer.h"
@@ -23,56 +22,36 @@ enum { WINDOW_PER_THREAD = 32, INITIAL_CAPACITY = 64 };
  * there, and waiting for the low mark could then wait for ever. */
 enum { REFILL_FROM = 8 };
 
-static void sleep_s(double seconds) {
-  if (seconds <= 0) return;
-  struct timespec pause = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-  nanosleep(&pause, NULL);
-}
-
 /* ---------------------------------------------------------------- watchdog */
 
-/* One line naming what is outstanding, then exit 3 without MPI_Finalize:
- * the graph is stuck, so nothing collective can end the run. Only the
- * reporting process prints; the others wait a little longer, so the line
- * is out before the launcher tears the job down, then leave quietly. */
-static void stalled(mapp_tampi *t, double idle_s) {
-  if (!t->cfg.report) {
-    sleep_s(5.0);
-    _exit(3);
+/* The watchdog's check: no task completed for watchdog_s while some are
+ * live. Its clock (watch_seen, watch_since) is the watchdog thread's own. */
+static bool stalled(void *arg, char *line, size_t len) {
+  mapp_tampi *t = arg;
+  long now = atomic_load(&t->progress);
+  if (now != t->watch_seen || atomic_load(&t->live) == 0) {
+    t->watch_seen = now;
+    t->watch_since = mapp_now();
+    return false;
   }
+  double idle_s = mapp_now() - t->watch_since;
+  if (idle_s <= t->cfg.watchdog_s) return false;
   char polled[96] = "the requests were never tested";
   if (atomic_load(&t->polls) > 0)
     snprintf(polled, sizeof polled, "the requests were last tested %.2f s ago", mapp_now() - t->last_poll);
-  fprintf(stderr,
-          "%s: the task graph made no progress for %.1f s (watchdog): %ld tasks live, %d MPI requests "
-          "outstanding, %d tasks waiting in MPI, %s (%ld polling-task runs, %s)\n",
-          t->cfg.prog, idle_s, atomic_load(&t->live), atomic_load(&t->outstanding), atomic_load(&t->waiting),
-          polled, atomic_load(&t->poll_tasks),
-          t->cfg.mode == MAPP_TAMPI_BLOCKING ? "blocking mode"
-          : t->cfg.poller == MAPP_TAMPI_POLL_TASK ? "task poller" : "thread poller");
-  fflush(stderr);
-  _exit(3);
-}
-
-static void *watch(void *arg) {
-  mapp_tampi *t = arg;
-  long seen = atomic_load(&t->progress);
-  double since = mapp_now();
-  while (mapp_nap_take(&t->watch_turns, 0.05)) {
-    long now = atomic_load(&t->progress);
-    if (now != seen || atomic_load(&t->live) == 0) {
-      seen = now;
-      since = mapp_now();
-    } else if (mapp_now() - since > t->cfg.watchdog_s) {
-      stalled(t, mapp_now() - since);
-    }
-  }
-  return NULL;
+  snprintf(line, len,
+           "%s: the task graph made no progress for %.1f s (watchdog): %ld tasks live, %d MPI requests "
+           "outstanding, %d tasks waiting in MPI, %s (%ld polling-task runs, %s)",
+           t->cfg.prog, idle_s, atomic_load(&t->live), atomic_load(&t->outstanding), atomic_load(&t->waiting),
+           polled, atomic_load(&t->poll_tasks),
+           t->cfg.mode == MAPP_TAMPI_BLOCKING ? "blocking mode"
+           : t->cfg.poller == MAPP_TAMPI_POLL_TASK ? "task poller" : "thread poller");
+  return true;
 }
 
 /* ---------------------------------------------------------------- set-up */
 
-int mapp_tampi_team(const mapp_tampi *t, int workers) { return workers + t->spare + 1; }
+int mapp_tampi_team(const mapp_tampi *t) { return t->workers + t->spare + 1; }
 
 static int alloc_arrays(mapp_tampi *t) {
   t->capacity = INITIAL_CAPACITY;
@@ -85,8 +64,8 @@ static int alloc_arrays(mapp_tampi *t) {
 }
 
 int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tampi_config *cfg) {
-  *t = (mapp_tampi){.cfg = *cfg, .spare = cfg->mode == MAPP_TAMPI_BLOCKING ? max_waiting : 0};
-  t->window = (long)WINDOW_PER_THREAD * mapp_tampi_team(t, workers);
+  *t = (mapp_tampi){.cfg = *cfg, .workers = workers, .spare = cfg->mode == MAPP_TAMPI_BLOCKING ? max_waiting : 0};
+  t->window = (long)WINDOW_PER_THREAD * mapp_tampi_team(t);
   atomic_init(&t->waiting, 0);
   atomic_init(&t->live, 0);
   atomic_init(&t->progress, 0);
@@ -109,26 +88,15 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
     else
       t->cores_made = true;
   }
-  if (status == MAPP_OK && cfg->watchdog_s > 0) {
-    status = mapp_nap_init(&t->watch_turns);
-    if (status == MAPP_OK && pthread_create(&t->watchdog, NULL, watch, t) != 0) {
-      mapp_nap_destroy(&t->watch_turns);
-      status = mapp_fail(MAPP_ERR_SYSTEM, "cannot start the task graph's watchdog thread");
-    } else if (status == MAPP_OK) {
-      t->watchdog_started = true;
-    }
-  }
+  t->watch_seen = 0;
+  t->watch_since = mapp_now();
+  if (status == MAPP_OK && cfg->watchdog_s > 0) status = mapp_watchdog_start(&t->watchdog, stalled, t, cfg->report);
   if (status != MAPP_OK) mapp_tampi_destroy(t);
   return status;
 }
 
 void mapp_tampi_destroy(mapp_tampi *t) {
-  if (t->watchdog_started) {
-    mapp_nap_stop(&t->watch_turns);
-    pthread_join(t->watchdog, NULL);
-    mapp_nap_destroy(&t->watch_turns);
-    t->watchdog_started = false;
-  }
+  mapp_watchdog_stop(&t->watchdog);
   free(t->requests);
   free(t->events);
   free(t->completed);
@@ -272,7 +240,7 @@ void mapp_tampi_wait(mapp_tampi *t, MPI_Request *req) {
       gave_core = true;
       nudge_creator(t);
     }
-    sleep_s(spin);
+    mapp_sleep(spin);
   }
   if (gave_core) {
     atomic_fetch_sub(&t->waiting, 1);
@@ -366,13 +334,7 @@ static void sleep_until(mapp_tampi *t, long level, bool nudgeable) {
   while (atomic_load(&t->live) > level && !(nudgeable && atomic_load(&t->nudged))) {
     /* A bounded wait: a wake-up lost to a task that completed between the
      * check and the wait costs 10 ms, not the run. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 10 * 1000 * 1000;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec += 1;
-      until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = mapp_deadline(CLOCK_REALTIME, 10e-3);
     pthread_cond_timedwait(&t->room, &t->room_lock, &until);
   }
   atomic_store(&t->creator_asleep, false);
@@ -397,7 +359,7 @@ static void poll_until(mapp_tampi *t, long level) {
       sched_yield();
     } else {
       long us = 1L << (idle - 64 < 6 ? idle - 64 : 6);
-      sleep_s((double)(us < 50 ? us : 50) * 1e-6);
+      mapp_sleep((double)(us < 50 ? us : 50) * 1e-6);
     }
   }
 }

@@ -51,9 +51,9 @@
  * would wait for every task created so far. So the creating thread is one
  * more thread in the team either way; with the polling task it sleeps.
  *
- * A watchdog thread (asleep but every 50 ms, and stopped at once) turns a graph that makes no
- * progress for watchdog_s into one line on stderr and exit 3, naming what
- * is outstanding, instead of a hang. */
+ * A watchdog (mapp_watchdog.h) turns a graph that makes no progress for
+ * watchdog_s into one line on stderr and exit 3, naming what is
+ * outstanding, instead of a hang. */
 #ifndef MAPP_TAMPI_H
 #define MAPP_TAMPI_H
 
@@ -64,7 +64,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "mapp_nap.h"
+#include "mapp_watchdog.h"
 
 typedef enum { MAPP_TAMPI_POLL_TASK, MAPP_TAMPI_POLL_THREAD } mapp_tampi_poller;
 typedef enum { MAPP_TAMPI_NONBLOCKING, MAPP_TAMPI_BLOCKING } mapp_tampi_mode;
@@ -80,6 +80,7 @@ typedef struct {
 
 typedef struct {
   mapp_tampi_config cfg;
+  int workers;                /* the cores tasks run on at once */
   pthread_mutex_t lock;       /* guards the arrays and the failure */
   MPI_Request *requests;      /* outstanding, bound to events[i] */
   omp_event_handle_t *events;
@@ -106,9 +107,9 @@ typedef struct {
   bool cores_made;
   int spare;                  /* blocking mode: threads beyond the workers */
   atomic_int waiting;         /* blocking mode: tasks waiting for a request */
-  mapp_nap watch_turns;       /* the watchdog's sleep, cut short when it is stopped */
-  pthread_t watchdog;
-  bool watchdog_started;
+  mapp_watchdog watchdog;
+  long watch_seen;            /* the watchdog's: progress at its last turn, */
+  double watch_since;         /* and since when it has not moved */
   int status;                 /* first failure of a task or of the poller */
   char message[512];
 } mapp_tampi;
@@ -120,7 +121,7 @@ int mapp_tampi_init(mapp_tampi *t, int workers, int max_waiting, const mapp_tamp
 void mapp_tampi_destroy(mapp_tampi *t);
 /* The team to run the graph in: the workers, the spare threads of blocking
  * mode and the creating thread. */
-int mapp_tampi_team(const mapp_tampi *t, int workers);
+int mapp_tampi_team(const mapp_tampi *t);
 
 /* Creator side, from inside the team's single region: start (the polling
  * task, with the polling task poller); count a task before creating it;

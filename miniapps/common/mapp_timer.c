@@ -8,6 +8,21 @@ double mapp_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void mapp_sleep(double seconds) {
+  if (seconds <= 0) return;
+  struct timespec pause = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  nanosleep(&pause, NULL);
+}
+
+struct timespec mapp_deadline(clockid_t clock, double seconds) {
+  struct timespec at;
+  clock_gettime(clock, &at);
+  long long ns = (long long)at.tv_nsec + (long long)(seconds * 1e9);
+  at.tv_sec += (time_t)(ns / 1000000000LL);
+  at.tv_nsec = (long)(ns % 1000000000LL);
+  return at;
+}
+
 const char *mapp_phase_name(mapp_phase phase) {
   static const char *names[MAPP_PHASE_COUNT] = {"setup", "compute", "communication", "io"};
   return phase < MAPP_PHASE_COUNT ? names[phase] : "unknown";

@@ -20,7 +20,13 @@ typedef struct {
   double max, min, mean;
 } mapp_phase_stats;
 
+#include <time.h>
+
 double mapp_now(void); /* seconds, CLOCK_MONOTONIC */
+/* Sleep for `seconds` (nothing for 0 or less). */
+void mapp_sleep(double seconds);
+/* The time `seconds` from now on `clock`, for a timed wait. */
+struct timespec mapp_deadline(clockid_t clock, double seconds);
 const char *mapp_phase_name(mapp_phase phase);
 void mapp_timers_init(mapp_timers *t);
 void mapp_timer_start(mapp_timers *t, mapp_phase phase);

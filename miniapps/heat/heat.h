@@ -109,13 +109,18 @@ typedef struct {
   ((heat_tasks_options){.poller = MAPP_TAMPI_POLL_TASK, .mode = MAPP_TAMPI_NONBLOCKING, .poll_us = 100.0, \
                         .watchdog_s = 60.0})
 
+/* What the tasks variant's runtime did in a solve. */
+typedef struct {
+  long request_tests, polling_task_runs;
+  int team_threads; /* its OpenMP team: workers, blocking mode's spare threads, creator */
+} heat_tasks_stats;
+
 /* A solve's context: the phase timers, the tasks variant's options, and
- * what its runtime did (request tests, polling-task runs). */
+ * its runtime's statistics (out). */
 typedef struct {
   mapp_timers *timers;
   heat_tasks_options tasks;
-  long polls, poll_tasks;
-  int team_threads; /* the tasks variant's OpenMP team: workers, spare, creator */
+  heat_tasks_stats stats;
 } heat_solve_context;
 
 /* The variants: run cfg.steps timesteps, saving a snapshot into nam (when
@@ -179,8 +184,7 @@ typedef struct {
   const char *nam_path, *gif;
   heat_tasks_options tasks;
   heat_nam_options nam_options;
-  long polls, poll_tasks; /* the tasks variant's, of the last solve */
-  int team_threads;
+  heat_tasks_stats stats; /* the tasks variant's, of the last solve */
   double solve_s; /* this rank's solver time: the figure of merit's */
 } heat_run;
 

@@ -52,9 +52,7 @@ static int heat_compute(mapp_run *run, void *state) {
   double start = mapp_now();
   int status = solve(&h->d, h->nam, &ctx);
   h->solve_s = mapp_now() - start;
-  h->polls = ctx.polls;
-  h->poll_tasks = ctx.poll_tasks;
-  h->team_threads = ctx.team_threads;
+  h->stats = ctx.stats;
   status = mapp_agree(h->d.comm, "mapp-heat", status);
   /* Rank mode hands even a failed run's end to the memory rank. */
   if (h->nam) {
@@ -106,11 +104,11 @@ static int describe_tasks(mapp_run *run, const heat_run *h) {
   MAPP_TRY(mapp_run_set(run, "poller", blocking ? json_string("none")
                                                 : json_string(o->poller == MAPP_TAMPI_POLL_TASK ? "task" : "thread")));
   MAPP_TRY(mapp_run_set(run, "poll_us", json_real(o->poll_us)));
-  MAPP_TRY(mapp_run_set(run, "request_tests", json_integer(h->polls)));
-  MAPP_TRY(mapp_run_set(run, "polling_task_runs", json_integer(h->poll_tasks)));
+  MAPP_TRY(mapp_run_set(run, "request_tests", json_integer(h->stats.request_tests)));
+  MAPP_TRY(mapp_run_set(run, "polling_task_runs", json_integer(h->stats.polling_task_runs)));
   /* Threads in the team: the workers, blocking mode's spare threads (at
    * most `threads` of all run tasks at once) and the creating thread. */
-  return mapp_run_set(run, "team_threads", json_integer(h->team_threads));
+  return mapp_run_set(run, "team_threads", json_integer(h->stats.team_threads));
 }
 
 static int heat_describe(mapp_run *run, void *state) {

@@ -262,55 +262,66 @@ int heat_nam_put_block(heat_nam *n, long slot, long b, MPI_Request *req) {
   return MAPP_OK;
 }
 
-/* The seed's epoch per snapshot: every rank targets only its own subregion
- * (the NAM subregion addressed by its rank). */
-int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timers) {
-  if (!heat_nam_due(n, t)) return MAPP_OK;
-  mapp_timer_start(timers, MAPP_PHASE_IO);
-  long slot = heat_nam_claim_slot(n, t);
-  if (n->opt.mode == HEAT_NAM_RANK) {
-    /* The guard times the whole epoch: a put may wait for the memory rank
-     * too where the network needs its progress. */
-    nam_rank_wait_begin(n, "a snapshot's epoch");
-    MAPP_MPI(MPI_Win_lock(MPI_LOCK_SHARED, n->target, MPI_MODE_NOCHECK, n->win));
-  } else {
-    MAPP_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, n->win));
-  }
+/* A passive-target epoch on the rank that holds this rank's subregion: its
+ * own window, exclusively (file mode), or the memory rank's, shared: every
+ * compute rank holds one at once and none conflicts (each writes its own
+ * subregion), so NOCHECK spares the lock's messages (rank mode). */
+static int lock_target(heat_nam *n) {
+  if (n->opt.mode == HEAT_NAM_RANK) MAPP_MPI(MPI_Win_lock(MPI_LOCK_SHARED, n->target, MPI_MODE_NOCHECK, n->win));
+  else MAPP_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, n->target, 0, n->win));
+  return MAPP_OK;
+}
+
+static int unlock_target(heat_nam *n) {
+  MAPP_MPI(MPI_Win_unlock(n->target, n->win));
+  return MAPP_OK;
+}
+
+/* One rank's blocks of snapshot `slot`, copied out and put, in the epoch
+ * the caller opened. */
+static int put_blocks(heat_nam *n, heat_domain *d, long slot) {
   for (long b = 0; b < n->part.blocks; ++b) {
     heat_nam_stage_block(n, d, b);
     MAPP_TRY(heat_nam_put_block(n, slot, b, NULL));
   }
-  if (n->opt.mode == HEAT_NAM_RANK) {
-    MAPP_MPI(MPI_Win_unlock(n->target, n->win));
-    nam_rank_wait_end(n);
-  } else {
-    MAPP_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, n->win));
-  }
-  mapp_timer_stop(timers, MAPP_PHASE_IO);
   return MAPP_OK;
 }
 
-/* Rank mode: every compute rank holds a shared lock on the memory rank at
- * once; none conflicts (each writes its own subregion), so NOCHECK spares
- * the lock's messages. */
-int heat_nam_lock(heat_nam *n) {
-  if (n->opt.mode == HEAT_NAM_FILE) {
-    MAPP_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, n->target, 0, n->win));
-    return MAPP_OK;
+/* The seed's epoch per snapshot: every rank targets only its own subregion
+ * (the NAM subregion addressed by its rank). In rank mode the memory rank's
+ * guard times the whole epoch: a put may wait for it too where the network
+ * needs its progress. */
+int heat_nam_save_if_due(heat_nam *n, heat_domain *d, long t, mapp_timers *timers) {
+  if (!heat_nam_due(n, t)) return MAPP_OK;
+  mapp_timer_start(timers, MAPP_PHASE_IO);
+  long slot = heat_nam_claim_slot(n, t);
+  int status;
+  if (n->opt.mode == HEAT_NAM_RANK) {
+    nam_rank_wait_begin(n, "a snapshot's epoch");
+    status = lock_target(n);
+    if (status == MAPP_OK) status = put_blocks(n, d, slot);
+    if (status == MAPP_OK) status = unlock_target(n);
+    nam_rank_wait_end(n);
+  } else {
+    status = mapp_mpi_check(MPI_Win_fence(MPI_MODE_NOPRECEDE, n->win), "MPI_Win_fence");
+    if (status == MAPP_OK) status = put_blocks(n, d, slot);
+    if (status == MAPP_OK) status = mapp_mpi_check(MPI_Win_fence(MPI_MODE_NOSUCCEED, n->win), "MPI_Win_fence");
   }
+  mapp_timer_stop(timers, MAPP_PHASE_IO);
+  return status;
+}
+
+/* The task variant's epoch: the guard (rank mode) around each call. */
+int heat_nam_lock(heat_nam *n) {
   nam_rank_wait_begin(n, "opening a snapshot's epoch");
-  int status = mapp_mpi_check(MPI_Win_lock(MPI_LOCK_SHARED, n->target, MPI_MODE_NOCHECK, n->win), "MPI_Win_lock");
+  int status = lock_target(n);
   nam_rank_wait_end(n);
   return status;
 }
 
 int heat_nam_unlock(heat_nam *n) {
-  if (n->opt.mode == HEAT_NAM_FILE) {
-    MAPP_MPI(MPI_Win_unlock(n->target, n->win));
-    return MAPP_OK;
-  }
   nam_rank_wait_begin(n, "closing a snapshot's epoch");
-  int status = mapp_mpi_check(MPI_Win_unlock(n->target, n->win), "MPI_Win_unlock");
+  int status = unlock_target(n);
   nam_rank_wait_end(n);
   return status;
 }

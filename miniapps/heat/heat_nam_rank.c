@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "heat_nam_writer.h"
@@ -43,11 +42,6 @@ typedef struct {
   int status;
   char message[500];
 } answer;
-
-static void sleep_ms(long ms) {
-  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&pause, NULL);
-}
 
 static int world_shape(MPI_Comm world, int *rank, int *memory) {
   int size;
@@ -84,46 +78,26 @@ static int agree_world(MPI_Comm world, int status) {
 
 /* ---------------------------------------------------------------- the guard */
 
-static void *guard(void *arg) {
+/* The guard's check: a wait on the memory rank longer than answer_s. */
+static bool unanswered(void *arg, char *line, size_t len) {
   heat_nam *n = arg;
+  double since = n->waiting_since;
+  if (since <= 0 || mapp_now() - since <= n->opt.answer_s) return false;
   int rank, memory;
-  if (world_shape(n->world, &rank, &memory) != MAPP_OK) return NULL;
-  while (mapp_nap_take(&n->guard_turns, 0.05)) {
-    double since = n->waiting_since;
-    if (since <= 0 || mapp_now() - since <= n->opt.answer_s) continue;
-    /* Compute rank 0 says it; the others leave a little later, quietly. */
-    if (n->rank != 0) {
-      sleep_ms(5000);
-      _exit(3);
-    }
-    fprintf(stderr,
-            "mapp-heat: error: the memory rank (rank %d) has not answered for %.1f s (%s): it has stopped or "
-            "died, and the NAM region claims no snapshot\n",
-            memory, mapp_now() - since, n->waiting_for ? n->waiting_for : "?");
-    fflush(stderr);
-    _exit(3);
-  }
-  return NULL;
+  if (world_shape(n->world, &rank, &memory) != MAPP_OK) memory = -1;
+  snprintf(line, len,
+           "mapp-heat: error: the memory rank (rank %d) has not answered for %.1f s (%s): it has stopped or "
+           "died, and the NAM region claims no snapshot",
+           memory, mapp_now() - since, n->waiting_for ? n->waiting_for : "?");
+  return true;
 }
 
+/* Compute rank 0 says it; the others leave a little later, quietly. */
 static int start_guard(heat_nam *n) {
-  if (n->opt.answer_s <= 0) return MAPP_OK;
-  MAPP_TRY(mapp_nap_init(&n->guard_turns));
-  if (pthread_create(&n->guard, NULL, guard, n) != 0) {
-    mapp_nap_destroy(&n->guard_turns);
-    return mapp_fail(MAPP_ERR_SYSTEM, "cannot start the memory rank's guard thread");
-  }
-  n->guard_started = true;
-  return MAPP_OK;
+  return n->opt.answer_s > 0 ? mapp_watchdog_start(&n->guard, unanswered, n, n->rank == 0) : MAPP_OK;
 }
 
-void nam_rank_stop_guard(heat_nam *n) {
-  if (!n->guard_started) return;
-  mapp_nap_stop(&n->guard_turns);
-  pthread_join(n->guard, NULL);
-  mapp_nap_destroy(&n->guard_turns);
-  n->guard_started = false;
-}
+void nam_rank_stop_guard(heat_nam *n) { mapp_watchdog_stop(&n->guard); }
 
 void nam_rank_wait_begin(heat_nam *n, const char *what) {
   n->waiting_for = what;
@@ -176,7 +150,7 @@ static int await_answer(heat_nam *n, int memory, answer *a) {
   nam_rank_wait_begin(n, "its answer at the run's end");
   for (int done = 0; !done;) {
     MAPP_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (!done) sleep_ms(1);
+    if (!done) mapp_sleep(1e-3);
   }
   nam_rank_wait_end(n);
   return MAPP_OK;
@@ -262,7 +236,7 @@ static int receive_finish(MPI_Comm world, uint64_t **words, int *count) {
   for (int flag = 0;;) {
     MAPP_MPI(MPI_Iprobe(0, TAG_FINISH, world, &flag, &st));
     if (flag) break;
-    sleep_ms(1);
+    mapp_sleep(1e-3);
   }
   MAPP_MPI(MPI_Get_count(&st, MPI_UINT64_T, count));
   *words = malloc(sizeof **words * (size_t)*count);

@@ -4,12 +4,11 @@
 #ifndef HEAT_NAM_WRITER_H
 #define HEAT_NAM_WRITER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <zlib.h>
 
 #include "heat_nam.h"
-#include "mapp_nap.h"
+#include "mapp_watchdog.h"
 #include "heat_nam_layout.h"
 
 struct heat_nam {
@@ -33,9 +32,7 @@ struct heat_nam {
   /* Rank mode: the guard against a memory rank that stopped answering. */
   _Atomic double waiting_since; /* mapp_now() a wait on the memory rank began; 0: none */
   const char *_Atomic waiting_for;
-  mapp_nap guard_turns;
-  pthread_t guard;
-  bool guard_started;
+  mapp_watchdog guard;
 };
 
 /* The header and every compute rank's share (shares: nranks entries) for
@@ -61,7 +58,8 @@ uint32_t nam_slot_checksum(const part_shape *part, const uLong *block_crcs);
 int nam_rank_attach(heat_nam *n, int status, const heat_nam_header *h, const heat_nam_share *shares);
 int nam_rank_finish(heat_nam *n, int status);
 /* Around a call that waits for the memory rank (an epoch's lock and
- * unlock): past opt.answer_s, one line and exit 3. */
+ * unlock): past opt.answer_s, one line and exit 3. Without a guard (file
+ * mode) they only note the wait. */
 void nam_rank_wait_begin(heat_nam *n, const char *what);
 void nam_rank_wait_end(heat_nam *n);
 void nam_rank_stop_guard(heat_nam *n);

@@ -258,13 +258,13 @@ int heat_solve_tasks(heat_domain *d, heat_nam *nam, heat_solve_context *ctx) {
     /* Communication and snapshots overlap the computation: all of it is
      * the compute phase. */
     mapp_timer_start(ctx->timers, MAPP_PHASE_COMPUTE);
-    ctx->team_threads = mapp_tampi_team(&poller, workers);
-    run_graph(&g, ctx->team_threads);
+    ctx->stats.team_threads = mapp_tampi_team(&poller);
+    run_graph(&g, ctx->stats.team_threads);
     mapp_timer_stop(ctx->timers, MAPP_PHASE_COMPUTE);
     status = mapp_tampi_status(&poller);
   }
-  ctx->polls = atomic_load(&poller.polls);
-  ctx->poll_tasks = atomic_load(&poller.poll_tasks);
+  ctx->stats.request_tests = atomic_load(&poller.polls);
+  ctx->stats.polling_task_runs = atomic_load(&poller.poll_tasks);
   free(g.dep);
   free(g.staged);
   mapp_tampi_destroy(&poller);
