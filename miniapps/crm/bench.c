@@ -43,7 +43,8 @@ static int setup(const crm_bench_case *bc, crm_columns *cols, crm_state *s) {
   if (bc->instances > 0) cfg.instances = bc->instances;
   MAPP_TRY(crm_columns_alloc(cols, cfg.instances, cfg.nz, 0));
   MAPP_TRY(crm_columns_synthesize(cols, CRM_SOUNDING_TROPICAL, cfg.dz, 0.0));
-  MAPP_TRY(crm_state_create(&cfg, cols, bc->variant, bc->backend, bc->sync, s));
+  crm_exec exec = {.variant = bc->variant, .backend = bc->backend, .sync = bc->sync};
+  MAPP_TRY(crm_state_create(&cfg, cols, &exec, s));
   return spin_up(s);
 }
 

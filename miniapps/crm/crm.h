@@ -23,6 +23,14 @@
 
 typedef enum { CRM_PERTURB_NOISE, CRM_PERTURB_BUBBLE, CRM_PERTURB_NONE } crm_perturb;
 typedef enum { CRM_VARIANT_PERCRM, CRM_VARIANT_BATCHED } crm_variant;
+/* cuda: the device's scratch arrays from the one pool allocated at setup,
+ * or allocated on entry to each phase and freed on its exit (OpenACC's
+ * `enter data create` / `exit data delete` per subroutine, the report's
+ * code before its pool). */
+typedef enum { CRM_ALLOC_POOL, CRM_ALLOC_PER_PHASE } crm_alloc;
+/* cuda: the device copy of the state in device memory or in managed
+ * (unified) memory, which the report measured and rejected. */
+typedef enum { CRM_MEMORY_DEVICE, CRM_MEMORY_MANAGED } crm_memory;
 
 typedef struct {
   long nx, nz;          /* CRM columns (periodic, even) and levels */
@@ -47,6 +55,17 @@ void crm_config_from_preset(const crm_preset *p, crm_config *cfg);
 int crm_config_preset(const char *size, crm_config *cfg);
 /* Level spacing for nz levels under the presets' 20 km top. */
 double crm_default_dz(long nz);
+/* How a rank runs its CRMs: nothing here changes an answer on the CPU
+ * (chunks only cut the same loop nests into more launches). */
+typedef struct {
+  crm_variant variant;
+  mapp_backend backend;
+  long chunk;          /* CRMs a launch covers (PCOLS); 0: the variant's (1 percrm, all batched) */
+  bool sync;           /* cuda: synchronise after every launch */
+  crm_alloc alloc;     /* cuda */
+  crm_memory memory;   /* cuda */
+  double host_work_us; /* CPU time per column per global step for the rest of the model */
+} crm_exec;
 /* Rows per instance of every 3-D field: nz + 1 rounded up to 4. */
 long crm_rows(long nz);
 /* Input errors for grids the model or the FFT cannot take. */
@@ -147,7 +166,8 @@ typedef struct crm_state {
   crm_config cfg;
   crm_grid g;
   long first;          /* global index of this rank's first instance */
-  crm_variant variant;
+  crm_exec exec;
+  long chunk;          /* CRMs a block of every phase's loop nests covers (the last block may be less) */
   crm_view host;       /* host arrays (from the pool) */
   mapp_pool pool;
   const crm_ops *ops;
@@ -159,23 +179,28 @@ typedef struct crm_state {
   long crm_step;         /* CRM steps done */
   int max_cycles, max_fall_cycles; /* worst sub-cycle counts seen */
   double divergence;     /* worst relative divergence after a projection */
+  long launches;         /* cuda: kernels and FFTs issued */
+  long host_syncs;       /* cuda: waits of the host for the stream */
+  double host_work_s;    /* CPU time spent for --host-work-us */
 } crm_state;
 
 /* Allocates one rank's state from a pool sized for it (one allocation per
  * run) and fills it from the columns: reference profiles, the pressure
  * solver's factorisation, the initial CRM fields. */
-int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant variant,
-                     mapp_backend backend, bool sync, crm_state *s);
+int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_exec *exec, crm_state *s);
 void crm_state_free(crm_state *s);
 /* Puts the state back where crm_state_create left it, from the same
  * columns, for a repeated run (--min-time): every array as created, the
  * step counters, and the backend's copy (to_device); the pool, the FFT
  * plans and the device allocation stay as they are. */
 int crm_state_restart(crm_state *s, const crm_columns *cols);
+/* CRMs a block covers for this rank's n CRMs: the exec's chunk, or the
+ * variant's (1 percrm, n batched), never above n. */
+long crm_block_size(const crm_exec *exec, long n);
 /* The backends crm_state_create attaches: CPU (serial, or OpenMP when
- * parallel) and CUDA (sync: synchronise after every launch). */
+ * parallel) and CUDA (s->exec says sync, alloc and memory). */
 int crm_cpu_attach(crm_state *s, bool parallel);
-int crm_cuda_attach(crm_state *s, bool sync);
+int crm_cuda_attach(crm_state *s);
 /* Input error when `bytes` of state on grid g (plus the FFTs' workspace)
  * cannot fit in the free memory of the device this rank uses. */
 int crm_cuda_check_fits(size_t bytes, const crm_grid *g);
@@ -229,9 +254,24 @@ int crm_write_output(const crm_state *s, MPI_Comm comm, const char *path, const 
 /* The variants (percrm, batched): kind is the crm_variant. */
 extern const mapp_variant_info crm_variants[];
 
+/* Where simulated years per wall-clock day are stated: the global model's
+ * spectral-element cubed sphere neN (4 x 4 points an element, 54 N^2 + 2
+ * columns) on `nodes` nodes, one CRM a column. */
 typedef struct {
-  bool sync;            /* cuda: synchronise after every launch */
+  long ne, nodes;
+  double columns_per_node;
+} crm_sypd_at;
+/* "neN/NODES" (e.g. ne30/64); an input error names the text. */
+int crm_sypd_parse(const char *text, crm_sypd_at *at);
+/* Simulated years per wall-clock day of the CRMs alone if a node ran
+ * at.columns_per_node CRMs at `column_steps_per_s` (CRM x-columns x CRM
+ * steps a second) with cfg's CRM and steps. */
+double crm_sypd(const crm_config *cfg, const crm_sypd_at *at, double column_steps_per_s);
+
+typedef struct {
+  crm_exec exec;        /* variant and backend: the run's */
   bool cycle_group_all; /* sub-cycles from every rank's CRMs, not this task's */
+  crm_sypd_at sypd_at;
 } crm_run_options;
 
 /* One run's state behind the driver's hooks. */
@@ -239,8 +279,7 @@ typedef struct {
   crm_state s;
   crm_columns columns;          /* this rank's columns, which the reset hook starts from again */
   double *water0, *tend, *rain; /* budget at the start; last global step's answer */
-  bool sync;
-  const char *cycle_group;
+  crm_run_options opt;
 } crm_run;
 
 /* The setup hook's work once main.c has the config and this rank's columns. */

@@ -1,6 +1,8 @@
 /* crm as a mapp app: its variant table, its size presets and the run's
  * hooks (mapp_app.h). main.c adds the command line and the config. */
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +27,11 @@ int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols
   crm_run *r;
   MAPP_TRY(mapp_calloc((void **)&r, 1, sizeof *r, "the crm run"));
   *state = r;
-  r->sync = opt->sync;
-  r->cycle_group = opt->cycle_group_all ? "all" : "task";
+  r->opt = *opt;
+  r->opt.exec.variant = (crm_variant)run->variant->kind;
+  r->opt.exec.backend = run->backend;
   MAPP_TRY(crm_columns_copy(cols, &r->columns));
-  MAPP_TRY(crm_state_create(cfg, cols, (crm_variant)run->variant->kind, run->backend, opt->sync, &r->s));
+  MAPP_TRY(crm_state_create(cfg, cols, &r->opt.exec, &r->s));
   if (opt->cycle_group_all) {
     r->s.group_max = allreduce_max;
     r->s.group_ctx = (void *)&run->mpi.comm;
@@ -101,6 +104,68 @@ static int crm_verify(mapp_run *run, void *state) {
   return MAPP_OK;
 }
 
+int crm_sypd_parse(const char *text, crm_sypd_at *at) {
+  char tail;
+  if (sscanf(text, "ne%ld/%ld%c", &at->ne, &at->nodes, &tail) != 2 || at->ne < 1 || at->nodes < 1 ||
+      at->ne > 100000 || at->nodes > 10000000)
+    return mapp_fail(MAPP_ERR_INPUT, "--sypd-at: '%s' is not neN/NODES (e.g. ne30/64, ne120/1024)", text);
+  at->columns_per_node = (54.0 * (double)at->ne * (double)at->ne + 2.0) / (double)at->nodes;
+  return MAPP_OK;
+}
+
+/* A node runs columns_per_node CRMs, each nx column-steps a CRM step of dt
+ * simulated seconds: simulated seconds per wall second, over the seconds
+ * of a year per second of a day (365). */
+double crm_sypd(const crm_config *cfg, const crm_sypd_at *at, double column_steps_per_s) {
+  double wall_per_crm_step = at->columns_per_node * (double)cfg->nx / column_steps_per_s;
+  return column_steps_per_s > 0 ? cfg->dt / wall_per_crm_step / 365.0 : 0.0;
+}
+
+/* Whether CUDA's MPS server runs on this node: the record says so, and
+ * that the run left it as the machine set it. */
+static const char *mps_state(void) {
+  DIR *proc = opendir("/proc");
+  if (!proc) return "unknown";
+  const char *state = "not running";
+  for (struct dirent *e; (e = readdir(proc)) && strcmp(state, "running");) {
+    char path[300], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(comm, sizeof comm, f) && !strncmp(comm, "nvidia-cuda-mps", 15)) state = "running";
+    fclose(f);
+  }
+  closedir(proc);
+  return state;
+}
+
+/* The CAAR report's figures: throughput as SYPD at a stated resolution's
+ * columns per node, the run taken as one node. */
+static int describe_sypd(mapp_run *run, const crm_run *r) {
+  const crm_sypd_at *at = &r->opt.sypd_at;
+  char where[64];
+  snprintf(where, sizeof where, "ne%ld/%ld", at->ne, at->nodes);
+  MAPP_TRY(mapp_run_set(run, "sypd", json_real(crm_sypd(&r->s.cfg, at, run->rec.fom))));
+  MAPP_TRY(mapp_run_set(run, "sypd_at", json_string(where)));
+  MAPP_TRY(mapp_run_set(run, "sypd_columns_per_node", json_real(at->columns_per_node)));
+  return mapp_run_set(run, "sypd_scope", json_string("CRM only: this run's column-steps/s as one node's, at the "
+                                                     "resolution's columns a node; the rest of the model and SAM's "
+                                                     "costlier physics excluded"));
+}
+
+/* How the device was driven: per CRM step, what the report's asynchronous
+ * launches hide (launches) and what they cannot (host synchronisations). */
+static int describe_cuda(mapp_run *run, const crm_run *r) {
+  const crm_exec *x = &r->opt.exec;
+  double steps = r->s.crm_step > 0 ? (double)r->s.crm_step : 1.0;
+  MAPP_TRY(mapp_run_reduce(run, "launches_per_crm_step", (double)r->s.launches / steps, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_reduce(run, "host_syncs_per_crm_step", (double)r->s.host_syncs / steps, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_set(run, "alloc", json_string(x->alloc == CRM_ALLOC_PER_PHASE ? "per-phase" : "pool")));
+  MAPP_TRY(mapp_run_set(run, "memory", json_string(x->memory == CRM_MEMORY_MANAGED ? "managed" : "device")));
+  return mapp_run_set(run, "mps", json_pack("{s:s, s:s}", "server", mps_state(), "setting",
+                                            "the accelerator's: left as the machine set it"));
+}
+
 static int crm_describe(mapp_run *run, void *state) {
   crm_run *r = state;
   const crm_config *cfg = &r->s.cfg;
@@ -114,8 +179,13 @@ static int crm_describe(mapp_run *run, void *state) {
   run->rec.fom = run->compute_s > 0 ? column_steps / run->compute_s : 0.0;
   MAPP_TRY(mapp_run_reduce_long(run, "max_sub_cycles", r->s.max_cycles, MAPP_REDUCE_MAX, NULL));
   MAPP_TRY(mapp_run_reduce_long(run, "max_fall_sub_cycles", r->s.max_fall_cycles, MAPP_REDUCE_MAX, NULL));
-  MAPP_TRY(mapp_run_set(run, "cycle_group", json_string(r->cycle_group)));
-  return mapp_run_set(run, "sync", json_boolean(r->sync));
+  MAPP_TRY(mapp_run_reduce_long(run, "chunk", r->s.chunk, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(mapp_run_set(run, "cycle_group", json_string(r->opt.cycle_group_all ? "all" : "task")));
+  MAPP_TRY(mapp_run_set(run, "host_work_us", json_real(r->opt.exec.host_work_us)));
+  MAPP_TRY(mapp_run_reduce(run, "host_work_s", r->s.host_work_s, MAPP_REDUCE_MAX, NULL));
+  MAPP_TRY(describe_sypd(run, r));
+  if (run->backend == MAPP_BACKEND_CUDA) MAPP_TRY(describe_cuda(run, r));
+  return mapp_run_set(run, "sync", json_boolean(r->opt.exec.sync));
 }
 
 static int crm_write(mapp_run *run, void *state, const char *path) {

@@ -15,8 +15,8 @@
 
 typedef struct {
   bool parallel;
-  fftw_plan forward_all, inverse_all; /* the whole group: one batched plan */
-  fftw_plan forward_one, inverse_one; /* one instance, run on each in turn */
+  fftw_plan forward_chunk, inverse_chunk; /* a block of s->chunk CRMs: one batched plan */
+  fftw_plan forward_tail, inverse_tail;   /* the last block when the chunk does not divide the CRMs */
 } crm_cpu;
 
 static inline crm_cpu *crm_cpu_of(const crm_state *s) { return (crm_cpu *)s->backend; }

@@ -6,7 +6,14 @@
 // device pointer is the host pointer's offset from the pool base.
 //
 // percrm launches each kernel once per instance; batched once for the
-// group, one thread per (instance, level, column) point.
+// group (or once per --chunk CRMs), one thread per (instance, level,
+// column) point. --alloc per-phase allocates the advection's and the
+// pressure's scratch on entry to each phase and frees it on exit, stream
+// ordered (cudaMallocAsync / cudaFreeAsync, whose pool returns memory at
+// every synchronisation: an allocation each time, as OpenACC's `enter data
+// create` per subroutine); --memory managed puts the device copy in
+// managed memory. Launches and host synchronisations are counted for the
+// record.
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -28,10 +35,12 @@ constexpr int kBlock = CRM_CUDA_BLOCK;
 
 struct crm_cuda {
   bool sync;
+  crm_alloc alloc;
+  crm_memory memory;
   cudaStream_t stream;
   char *base;          // device copy of the pool
   crm_view dev;        // the host view's layout at device addresses
-  cufftHandle forward_all, inverse_all, forward_one, inverse_one;
+  cufftHandle forward_chunk, inverse_chunk, forward_tail, inverse_tail;
   unsigned long long *reduce; // device: max (double bits) or min (index)
   unsigned long long *pinned; // host copy of *reduce
 };
@@ -280,18 +289,30 @@ __global__ void k_first_nonfinite(crm_view v, unsigned long long *out) {
 // ------------------------------------------------------------------ launches
 
 // `blocks` blocks of kBlock threads with `shared` bytes of dynamic shared memory.
+// The host waits for the stream (counted: the record's host_syncs).
+int wait_stream(crm_state *s) {
+  ++s->host_syncs;
+  CRM_CUDA(cudaStreamSynchronize(cuda_of(s)->stream));
+  return MAPP_OK;
+}
+
+// After each launch (kernel or FFT): counted, and waited for with --sync.
+int launched(crm_state *s) {
+  ++s->launches;
+  return cuda_of(s)->sync ? wait_stream(s) : MAPP_OK;
+}
+
 template <typename... Kargs, typename... Args>
-int launch_blocks(const crm_state *s, void (*kernel)(Kargs...), long blocks, size_t shared, Args... args) {
+int launch_blocks(crm_state *s, void (*kernel)(Kargs...), long blocks, size_t shared, Args... args) {
   crm_cuda *b = cuda_of(s);
   if (blocks <= 0) return MAPP_OK;
   kernel<<<(unsigned)blocks, kBlock, shared, b->stream>>>(args...);
   CRM_CUDA(cudaGetLastError());
-  if (b->sync) CRM_CUDA(cudaStreamSynchronize(b->stream));
-  return MAPP_OK;
+  return launched(s);
 }
 
 template <typename... Kargs, typename... Args>
-int launch(const crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
+int launch(crm_state *s, void (*kernel)(Kargs...), long threads, Args... args) {
   return launch_blocks(s, kernel, crm_cuda_blocks(threads), 0, args...);
 }
 
@@ -304,7 +325,7 @@ int reduce(crm_state *s, void (*kernel)(Kargs...), long threads, unsigned long l
   CRM_CUDA(cudaMemcpyAsync(b->reduce, b->pinned, sizeof *b->reduce, cudaMemcpyHostToDevice, b->stream));
   MAPP_TRY(launch(s, kernel, threads, b->dev, b->reduce));
   CRM_CUDA(cudaMemcpyAsync(b->pinned, b->reduce, sizeof *b->reduce, cudaMemcpyDeviceToHost, b->stream));
-  CRM_CUDA(cudaStreamSynchronize(b->stream));
+  MAPP_TRY(wait_stream(s));
   *result = *b->pinned;
   return MAPP_OK;
 }
@@ -315,7 +336,7 @@ long points(crm_range r, long rows, long cols) { return r.count * rows * cols; }
 // block as its shared memory holds (each `fields` staged copies plus
 // `extra` bytes), or by the thread-per-row fallback when not one fits.
 template <typename... Sargs, typename... Fargs>
-int launch_rows(const crm_state *s, crm_range r, void (*staged)(Sargs...), void (*fallback)(Fargs...), int fields,
+int launch_rows(crm_state *s, crm_range r, void (*staged)(Sargs...), void (*fallback)(Fargs...), int fields,
                 size_t extra) {
   const crm_view &v = cuda_of(s)->dev;
   long rows = points(r, s->g.nz, 1);
@@ -334,38 +355,62 @@ int op_momentum(crm_state *s, crm_range r, const crm_ab *ab) {
   return launch(s, k_momentum, points(r, s->g.nz + 1, s->g.nx), cuda_of(s)->dev, *ab, r.first, r.count);
 }
 
-int transform(crm_state *s, crm_range r, bool forward) {
+// --alloc per-phase: `count` doubles for one of the phase's scratch arrays
+// (*ptr, a device address of the view the phase's kernels take), and their
+// release at the phase's end.
+int phase_alloc(crm_state *s, double **ptr, long count) {
   crm_cuda *b = cuda_of(s);
-  cufftDoubleComplex *spec = reinterpret_cast<cufftDoubleComplex *>(b->dev.spec);
-  if (r.first == 0 && r.count == s->g.ninst) {
-    if (forward) CRM_CUFFT(cufftExecD2Z(b->forward_all, b->dev.phi, spec));
-    else CRM_CUFFT(cufftExecZ2D(b->inverse_all, spec, b->dev.phi));
-    return MAPP_OK;
-  }
-  for (long c = r.first; c < r.first + r.count; ++c) {
-    double *x = b->dev.phi + c * s->g.stride;
-    cufftDoubleComplex *y = spec + c * s->g.cstride;
-    if (forward) CRM_CUFFT(cufftExecD2Z(b->forward_one, x, y));
-    else CRM_CUFFT(cufftExecZ2D(b->inverse_one, y, x));
-  }
+  CRM_CUDA(cudaMallocAsync(reinterpret_cast<void **>(ptr), sizeof(double) * (size_t)count, b->stream));
+  return MAPP_OK;
+}
+int phase_free(crm_state *s, double *const *ptrs, int n) {
+  for (int i = 0; i < n; ++i) CRM_CUDA(cudaFreeAsync(ptrs[i], cuda_of(s)->stream));
   return MAPP_OK;
 }
 
+// The rows of block r (a chunk, or the shorter last block) by the plan of
+// its size on its slab of v's arrays.
+int transform(crm_state *s, const crm_view &v, crm_range r, bool forward) {
+  crm_cuda *b = cuda_of(s);
+  bool whole = r.count == s->chunk;
+  double *x = v.phi + r.first * s->g.stride;
+  cufftDoubleComplex *y = reinterpret_cast<cufftDoubleComplex *>(v.spec) + r.first * s->g.cstride;
+  if (forward) CRM_CUFFT(cufftExecD2Z(whole ? b->forward_chunk : b->forward_tail, x, y));
+  else CRM_CUFFT(cufftExecZ2D(whole ? b->inverse_chunk : b->inverse_tail, y, x));
+  return launched(s);
+}
+
 int op_pressure(crm_state *s, crm_range r, double dt) {
-  const crm_view &v = cuda_of(s)->dev;
+  crm_cuda *b = cuda_of(s);
+  crm_view v = b->dev;
+  long F = crm_field_size(&s->g);
+  bool own = b->alloc == CRM_ALLOC_PER_PHASE;
+  if (own) {
+    MAPP_TRY(phase_alloc(s, &v.phi, F));
+    MAPP_TRY(phase_alloc(s, &v.spec, 2 * s->g.ninst * s->g.cstride));
+  }
   MAPP_TRY(launch(s, k_pressure_rhs, points(r, s->g.rows, s->g.nx), v, r.first, r.count));
-  MAPP_TRY(transform(s, r, true));
+  MAPP_TRY(transform(s, v, r, true));
   MAPP_TRY(launch(s, k_poisson, points(r, s->g.nk, 1), v, dt, r.first, r.count));
-  MAPP_TRY(transform(s, r, false));
-  return launch(s, k_correct, points(r, s->g.nz + 1, s->g.nx), v, dt, r.first, r.count);
+  MAPP_TRY(transform(s, v, r, false));
+  MAPP_TRY(launch(s, k_correct, points(r, s->g.nz + 1, s->g.nx), v, dt, r.first, r.count));
+  double *const scratch[] = {v.phi, v.spec};
+  return own ? phase_free(s, scratch, 2) : MAPP_OK;
 }
 
 int op_advect(crm_state *s, crm_range r, double dt) {
-  const crm_view &v = cuda_of(s)->dev;
+  crm_cuda *b = cuda_of(s);
+  crm_view v = b->dev;
+  double **scratch[] = {&v.low, &v.limit, &v.flux_x, &v.flux_z, &v.anti_x, &v.anti_z};
+  bool own = b->alloc == CRM_ALLOC_PER_PHASE;
+  if (own)
+    for (double **p : scratch) MAPP_TRY(phase_alloc(s, p, CRM_NSCALAR * crm_field_size(&s->g)));
   long n = CRM_NSCALAR * r.count * s->g.nx;
   MAPP_TRY(launch(s, k_fluxes, n * (s->g.nz + 1), v, dt, r.first, r.count));
   MAPP_TRY(launch(s, k_limit, n * s->g.nz, v, r.first, r.count));
-  return launch(s, k_update, n * s->g.nz, v, r.first, r.count);
+  MAPP_TRY(launch(s, k_update, n * s->g.nz, v, r.first, r.count));
+  double *const owned[] = {v.low, v.limit, v.flux_x, v.flux_z, v.anti_x, v.anti_z};
+  return own ? phase_free(s, owned, 6) : MAPP_OK;
 }
 
 int op_micro(crm_state *s, crm_range r) {
@@ -415,8 +460,7 @@ int move(crm_state *s, int what, bool to_host) {
     MAPP_TRY(copy(s, h.precip, sizeof(double) * s->g.ninst * s->g.nx, to_host));
   }
   if (what == CRM_SYNC_COLUMNS) MAPP_TRY(copy(s, h.col, sizeof(double) * 3 * M, to_host));
-  CRM_CUDA(cudaStreamSynchronize(cuda_of(s)->stream));
-  return MAPP_OK;
+  return wait_stream(s);
 }
 int op_to_host(crm_state *s, int what) { return move(s, what, true); }
 int op_to_device(crm_state *s, int what) { return move(s, what, false); }
@@ -428,7 +472,7 @@ int op_level_means(crm_state *s, crm_range r) {
 void op_release(crm_state *s) {
   crm_cuda *b = cuda_of(s);
   if (!b) return;
-  cufftHandle plans[] = {b->forward_all, b->inverse_all, b->forward_one, b->inverse_one};
+  cufftHandle plans[] = {b->forward_chunk, b->inverse_chunk, b->forward_tail, b->inverse_tail};
   for (cufftHandle p : plans)
     if (p) cufftDestroy(p);
   cudaFree(b->base);
@@ -458,20 +502,26 @@ crm_view device_view(const crm_state *s, char *base) {
   return d;
 }
 
-// One-instance and whole-group real FFT plans on the stream (rows of nx
-// reals to rows of nk complex values, contiguous: cuFFT's basic layout).
-int make_plans(crm_state *s, crm_cuda *b) {
-  long all = s->g.ninst * s->g.rows;
-  if (all > INT_MAX || s->g.nx > INT_MAX)
-    return mapp_fail(MAPP_ERR_INPUT, "%ld FFT rows exceed what cuFFT's plan can batch", all);
-  int n = (int)s->g.nx;
-  CRM_CUFFT(cufftPlanMany(&b->forward_all, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)all));
-  CRM_CUFFT(cufftPlanMany(&b->inverse_all, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)all));
-  CRM_CUFFT(cufftPlanMany(&b->forward_one, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)s->g.rows));
-  CRM_CUFFT(cufftPlanMany(&b->inverse_one, 1, &n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)s->g.rows));
-  cufftHandle plans[] = {b->forward_all, b->inverse_all, b->forward_one, b->inverse_one};
-  for (cufftHandle p : plans) CRM_CUFFT(cufftSetStream(p, b->stream));
+// Real FFT plans on the stream for a block of n CRMs (rows of nx reals to
+// rows of nk complex values, contiguous: cuFFT's basic layout).
+int plan_pair(crm_state *s, long n, cufftHandle *forward, cufftHandle *inverse) {
+  long rows = n * s->g.rows;
+  if (rows > INT_MAX || s->g.nx > INT_MAX)
+    return mapp_fail(MAPP_ERR_INPUT, "%ld FFT rows exceed what cuFFT's plan can batch", rows);
+  int nx = (int)s->g.nx;
+  CRM_CUFFT(cufftPlanMany(forward, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, (int)rows));
+  CRM_CUFFT(cufftPlanMany(inverse, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, (int)rows));
+  CRM_CUFFT(cufftSetStream(*forward, cuda_of(s)->stream));
+  CRM_CUFFT(cufftSetStream(*inverse, cuda_of(s)->stream));
   return MAPP_OK;
+}
+
+// A plan pair for a chunk and, when the chunk does not divide the CRMs,
+// one for the shorter last block.
+int make_plans(crm_state *s, crm_cuda *b) {
+  MAPP_TRY(plan_pair(s, s->chunk, &b->forward_chunk, &b->inverse_chunk));
+  long tail = s->g.ninst % s->chunk;
+  return tail ? plan_pair(s, tail, &b->forward_tail, &b->inverse_tail) : MAPP_OK;
 }
 
 // Ranks on a node share its GPUs round-robin by their node-local rank.
@@ -488,7 +538,8 @@ int pick_device() {
 int attach(crm_state *s, crm_cuda *b) {
   MAPP_TRY(pick_device());
   CRM_CUDA(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
-  CRM_CUDA(cudaMalloc(&b->base, s->pool.capacity));
+  if (b->memory == CRM_MEMORY_MANAGED) CRM_CUDA(cudaMallocManaged(&b->base, s->pool.capacity));
+  else CRM_CUDA(cudaMalloc(&b->base, s->pool.capacity));
   CRM_CUDA(cudaMalloc(&b->reduce, sizeof *b->reduce));
   CRM_CUDA(cudaMallocHost(&b->pinned, sizeof *b->pinned));
   b->dev = device_view(s, b->base);
@@ -520,10 +571,12 @@ extern "C" int crm_cuda_check_fits(size_t bytes, const crm_grid *g) {
   return MAPP_OK;
 }
 
-extern "C" int crm_cuda_attach(crm_state *s, bool sync) {
+extern "C" int crm_cuda_attach(crm_state *s) {
   crm_cuda *b;
   MAPP_TRY(mapp_calloc(reinterpret_cast<void **>(&b), 1, sizeof *b, "the CUDA backend"));
-  b->sync = sync;
+  b->sync = s->exec.sync;
+  b->alloc = s->exec.alloc;
+  b->memory = s->exec.memory;
   s->backend = b;
   s->ops = &cuda_ops;
   return attach(s, b);

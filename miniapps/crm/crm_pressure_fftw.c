@@ -3,13 +3,14 @@
  * wavenumber solved by Thomas in z with its precomputed factorisation (the
  * mean mode by prefix sums), transformed back, and its gradient removed.
  *
- * FFTW's plans are batched: `batched` transforms every row of every
- * instance in one plan execution (the rows of a rank are uniformly
- * strided: instance-major, `rows` rows per instance); `percrm` executes a
- * one-instance plan on each instance's slab. Both plans are made with
+ * FFTW's plans are batched: one plan execution transforms every row of a
+ * block of CRMs (the rows of a rank are uniformly strided: instance-major,
+ * `rows` rows per instance): the whole group for `batched`, one instance
+ * for `percrm`, --chunk instances (and a plan for the shorter last block)
+ * otherwise, each executed on its block's slab. Every plan is made with
  * FFTW_ESTIMATE and no SIMD codelets, which makes each transform the same
- * scalar arithmetic whatever the batch or thread count: the variants and
- * rank counts then agree bit for bit. */
+ * scalar arithmetic whatever the batch or thread count: variants, chunk
+ * sizes and rank counts then agree bit for bit. */
 #include <omp.h>
 
 #include "crm_cpu.h"
@@ -30,40 +31,38 @@ int crm_cpu_pressure_plans(crm_state *s) {
   if (!threads_ready && !fftw_init_threads()) return mapp_fail(MAPP_ERR_SYSTEM, "fftw_init_threads failed");
   threads_ready = true;
   fftw_plan_with_nthreads(b->parallel ? omp_get_max_threads() : 1);
-  b->forward_all = plan(s, s->g.ninst, true);
-  b->inverse_all = plan(s, s->g.ninst, false);
-  b->forward_one = plan(s, 1, true);
-  b->inverse_one = plan(s, 1, false);
-  if (!b->forward_all || !b->inverse_all || !b->forward_one || !b->inverse_one)
+  long tail = s->g.ninst % s->chunk;
+  b->forward_chunk = plan(s, s->chunk, true);
+  b->inverse_chunk = plan(s, s->chunk, false);
+  if (!b->forward_chunk || !b->inverse_chunk)
     return mapp_fail(MAPP_ERR_SYSTEM, "FFTW could not plan a real FFT of %ld points x %ld rows", s->g.nx,
-                     s->g.ninst * s->g.rows);
+                     s->chunk * s->g.rows);
+  if (tail == 0) return MAPP_OK;
+  b->forward_tail = plan(s, tail, true);
+  b->inverse_tail = plan(s, tail, false);
+  if (!b->forward_tail || !b->inverse_tail)
+    return mapp_fail(MAPP_ERR_SYSTEM, "FFTW could not plan a real FFT of %ld points x %ld rows", s->g.nx,
+                     tail * s->g.rows);
   return MAPP_OK;
 }
 
 void crm_cpu_pressure_release(crm_state *s) {
   crm_cpu *b = crm_cpu_of(s);
-  fftw_plan plans[] = {b->forward_all, b->inverse_all, b->forward_one, b->inverse_one};
+  fftw_plan plans[] = {b->forward_chunk, b->inverse_chunk, b->forward_tail, b->inverse_tail};
   for (size_t i = 0; i < sizeof plans / sizeof plans[0]; ++i)
     if (plans[i]) fftw_destroy_plan(plans[i]);
 }
 
-/* The rows of range r, with the batched plan when r is the whole group.
- * Instance slabs are 64-byte aligned (rows is a multiple of 4), as the
- * new-array execute interface requires. */
+/* The rows of block r (a chunk, or the shorter last block), with the
+ * plan of its size on its slab. Instance slabs are 64-byte aligned (rows
+ * is a multiple of 4), as the new-array execute interface requires. */
 static void transform(const crm_state *s, crm_range r, bool forward) {
   const crm_cpu *b = crm_cpu_of(s);
-  double *phi = s->host.phi;
-  fftw_complex *spec = (fftw_complex *)s->host.spec;
-  if (r.first == 0 && r.count == s->g.ninst) {
-    fftw_execute(forward ? b->forward_all : b->inverse_all);
-    return;
-  }
-  for (long c = r.first; c < crm_end(r); ++c) {
-    double *x = phi + c * s->g.stride;
-    fftw_complex *y = spec + c * s->g.cstride;
-    if (forward) fftw_execute_dft_r2c(b->forward_one, x, y);
-    else fftw_execute_dft_c2r(b->inverse_one, y, x);
-  }
+  double *x = s->host.phi + r.first * s->g.stride;
+  fftw_complex *y = (fftw_complex *)s->host.spec + r.first * s->g.cstride;
+  bool whole = r.count == s->chunk;
+  if (forward) fftw_execute_dft_r2c(whole ? b->forward_chunk : b->forward_tail, x, y);
+  else fftw_execute_dft_c2r(whole ? b->inverse_chunk : b->inverse_tail, y, x);
 }
 
 int crm_cpu_pressure(crm_state *s, crm_range r, double dt) {

@@ -14,13 +14,16 @@
  * production CRM (64 x 50). tiny-rain is tiny made to exercise every
  * process: a warm bubble in a shallow (2.88 km), finely layered (60 m)
  * domain rains within its 30 global steps, and both the dynamics' CFL and
- * the rain fall's sub-cycling engage (2 sub-cycles each). */
+ * the rain fall's sub-cycling engage (2 sub-cycles each). caar-2d is the
+ * report's 2-D test CRM (8 x 1 x 28) on its test grid (4 x 4 x 6
+ * spectral elements of 4 x 4 points: ne4, 866 columns), one CRM a column. */
 static const crm_preset presets[] = {
     {"tiny", 16, 16, 8, 2, 5, CRM_ZTOP, CRM_PERTURB_NOISE},
     {"tiny-rain", 16, 48, 8, 30, 5, 2880.0, CRM_PERTURB_BUBBLE},
     {"small", 32, 48, 64, 15, 10, 2880.0, CRM_PERTURB_BUBBLE},
     {"medium", 64, 50, 64, 2, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
     {"large", 64, 50, 512, 4, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
+    {"caar-2d", 8, 28, 866, 2, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
 };
 
 const mapp_presets crm_presets = {presets, sizeof presets / sizeof presets[0], sizeof presets[0]};
@@ -236,6 +239,8 @@ static void reset_counters(crm_state *s) {
   s->crm_step = 0;
   s->max_cycles = s->max_fall_cycles = 1;
   s->divergence = 0.0;
+  s->launches = s->host_syncs = 0;
+  s->host_work_s = 0.0;
 }
 
 /* The initial state in arrays that hold zeros: the profiles and fields from
@@ -246,18 +251,23 @@ static void initial_state(crm_state *s, const crm_columns *cols) {
   init_poisson(s);
 }
 
-int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant variant,
-                     mapp_backend backend, bool sync, crm_state *s) {
+long crm_block_size(const crm_exec *exec, long n) {
+  long chunk = exec->chunk > 0 ? exec->chunk : exec->variant == CRM_VARIANT_PERCRM ? 1 : n;
+  return chunk < n ? chunk : n;
+}
+
+int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_exec *exec, crm_state *s) {
   memset(s, 0, sizeof *s);
   MAPP_TRY(crm_config_check(cfg));
   if (cols->nz != cfg->nz || cols->count < 1)
     return mapp_fail(MAPP_ERR_INPUT, "columns have %ld levels and %ld columns; the CRM needs %ld levels",
                      cols->nz, cols->count, cfg->nz);
   s->cfg = *cfg;
-  s->variant = variant;
+  s->exec = *exec;
   s->first = cols->first;
   s->g = (crm_grid){.nx = cfg->nx, .nz = cfg->nz, .rows = crm_rows(cfg->nz), .nk = cfg->nx / 2 + 1,
                     .ninst = cols->count};
+  s->chunk = crm_block_size(exec, s->g.ninst);
   s->g.stride = s->g.rows * s->g.nx;
   s->g.cstride = s->g.rows * s->g.nk;
   s->host.g = s->g;
@@ -268,11 +278,11 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, crm_variant
   reset_counters(s);
   /* A GPU too small for the state is bad input, found before anything is
    * allocated on the host or the device. */
-  if (backend == MAPP_BACKEND_CUDA) MAPP_TRY(crm_cuda_check_fits(pool_bytes(s), &s->g));
+  if (exec->backend == MAPP_BACKEND_CUDA) MAPP_TRY(crm_cuda_check_fits(pool_bytes(s), &s->g));
   MAPP_TRY(allocate(s));
   initial_state(s, cols);
-  if (backend == MAPP_BACKEND_CUDA) return crm_cuda_attach(s, sync);
-  return crm_cpu_attach(s, backend == MAPP_BACKEND_OMP);
+  if (exec->backend == MAPP_BACKEND_CUDA) return crm_cuda_attach(s);
+  return crm_cpu_attach(s, exec->backend == MAPP_BACKEND_OMP);
 }
 
 /* The whole pool is zeroed as allocate's carving left it (the scratch
@@ -342,9 +352,8 @@ void crm_cloud_water_path(const crm_state *s, double *cwp) {
 
 #ifndef MAPP_HAVE_CUDA
 /* A build without nvcc: mapp_select_backend refuses cuda before this. */
-int crm_cuda_attach(crm_state *s, bool sync) {
+int crm_cuda_attach(crm_state *s) {
   (void)s;
-  (void)sync;
   return mapp_fail(MAPP_ERR_INPUT, "backend 'cuda' is not built in this build (configure with nvcc on PATH)");
 }
 int crm_cuda_check_fits(size_t bytes, const crm_grid *g) {

@@ -3,8 +3,14 @@
  * The two variants differ in one thing: how many instances each phase's
  * loop nests (CPU) or kernels (CUDA) cover. `percrm` runs each phase once
  * per instance, the loop over instances outside the CRM code's loop nests;
- * `batched` runs it once over the whole group, the instance index inside.
- * The per-point arithmetic and its order are the same, hence bit for bit.
+ * `batched` runs it once over the whole group, the instance index inside,
+ * or once per chunk of --chunk CRMs (E3SM's PCOLS: the columns one call
+ * hands the CRM). The phases keep their order (each phase over every chunk
+ * before the next phase) and the group reductions still cover the group,
+ * so the per-point arithmetic and its order are the same for every block
+ * size, hence bit for bit. (E3SM runs the whole CRM on one chunk before
+ * the next, with the chunk as the sub-cycling group: that order changes
+ * the answer whenever sub-cycle counts differ between chunks.)
  *
  * Sub-cycling follows the report: the group's worst CRM sets the count and
  * every CRM obeys it, which keeps a single control flow (one kernel
@@ -17,16 +23,13 @@
 #include "crm.h"
 #include "crm_kernel.h"
 
-static crm_range first_block(const crm_state *s) {
-  return (crm_range){0, s->variant == CRM_VARIANT_BATCHED ? s->g.ninst : 1};
+static crm_range block_from(const crm_state *s, long first) {
+  long left = s->g.ninst - first;
+  return (crm_range){first, left < s->chunk ? left : s->chunk};
 }
-static crm_range next_block(const crm_state *s, crm_range r) {
-  long first = r.first + r.count;
-  return (crm_range){first, first < s->g.ninst ? r.count : 0};
-}
-/* Runs `call` (which names the range r) on each block of the variant. */
+/* Runs `call` (which names the range r) on each block of s->chunk CRMs. */
 #define CRM_EACH_BLOCK(s, call)                                                                    \
-  for (crm_range r = first_block(s); r.count > 0; r = next_block(s, r)) MAPP_TRY(call)
+  for (crm_range r = block_from(s, 0); r.count > 0; r = block_from(s, r.first + r.count)) MAPP_TRY(call)
 
 static int group_max(crm_state *s, double *values, int n) {
   return s->group_max ? s->group_max(s->group_ctx, values, n) : MAPP_OK;
@@ -159,12 +162,27 @@ static int dynamics(crm_state *s, double dt) {
   return MAPP_OK;
 }
 
+/* The rest of the model's CPU time (--host-work-us per column per global
+ * step), a CRM step's share of it: spent by this rank's thread right after
+ * the step's dynamics is issued, so on cuda it overlaps those kernels (as
+ * the dycore and the other physics run on the host while the GPU works),
+ * and on the CPU backends it runs between the CRM's phases. A spin on the
+ * clock: CPU time, not sleep. */
+static void host_work(crm_state *s) {
+  if (!(s->exec.host_work_us > 0)) return;
+  double seconds = s->exec.host_work_us * 1e-6 * (double)s->g.ninst / (double)s->cfg.crm_steps;
+  double start = mapp_now(), end = start + seconds, now = start;
+  while (now < end) now = mapp_now();
+  s->host_work_s += now - start;
+}
+
 int crm_step(crm_state *s) {
   const crm_ops *o = s->ops;
   if (s->cfg.forcing) CRM_EACH_BLOCK(s, o->forcing(s, r));
   int cycles = 1, falls = 1;
   MAPP_TRY(dynamics_cycles(s, &cycles));
   for (int cycle = 0; cycle < cycles; ++cycle) MAPP_TRY(dynamics(s, s->cfg.dt / cycles));
+  host_work(s);
   CRM_EACH_BLOCK(s, o->micro(s, r));
   MAPP_TRY(fall_cycles(s, &falls));
   CRM_EACH_BLOCK(s, o->fall(s, r, falls));

@@ -1,6 +1,7 @@
 /* mapp-crm: the command line of the batched-CRM mini-app (its own flags and
  * its config); the driver (mapp_app_main) and the run's hooks (crm_app.c)
  * do the rest. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "crm.h"
@@ -11,9 +12,11 @@
 static struct {
   long nx, nz, instances, crm_steps;
   double dx, dz, dt, wind;
-  const char *input, *perturb, *forcing, *sounding, *cycle_group;
+  const char *input, *perturb, *forcing, *sounding, *cycle_group, *chunk, *sypd_at, *alloc, *memory;
+  double host_work_us;
   bool sync;
-} args = {.forcing = "on", .cycle_group = "all"};
+} args = {.forcing = "on", .cycle_group = "all", .chunk = "variant", .sypd_at = "ne30/64", .alloc = "pool",
+          .memory = "device"};
 
 static const mapp_option options[] = {
     {.name = "nx", .kind = MAPP_OPT_LONG, .dest = &args.nx, .min = 4, .max = 1L << 30,
@@ -52,6 +55,17 @@ static const mapp_option options[] = {
              "count) or this task's (the report's choice)"},
     {.name = "sync", .kind = MAPP_OPT_FLAG, .dest = &args.sync,
      .help = "cuda: synchronise after every kernel launch (to measure what asynchrony buys)"},
+    {.name = "chunk", .kind = MAPP_OPT_STRING, .dest = &args.chunk, .default_text = "1 percrm, all batched",
+     .help = "batched: CRMs one launch covers (E3SM's PCOLS; a count or 'all'); answers do not change"},
+    {.name = "sypd-at", .kind = MAPP_OPT_STRING, .dest = &args.sypd_at, .default_text = "ne30/64",
+     .help = "the record's SYPD at neN/NODES columns a node (ne30/64 and ne120/1024: 759 each)"},
+    {.name = "host-work-us", .kind = MAPP_OPT_DOUBLE, .dest = &args.host_work_us, .dmin = 0, .dmax = 1e7,
+     .default_text = "0",
+     .help = "CPU time (us) per column per global step for the rest of the model, on the rank's thread"},
+    {.name = "alloc", .kind = MAPP_OPT_CHOICE, .dest = &args.alloc, .choices = "pool|per-phase",
+     .help = "cuda: scratch from one pool, or allocated and freed by each phase"},
+    {.name = "memory", .kind = MAPP_OPT_CHOICE, .dest = &args.memory, .choices = "device|managed",
+     .help = "cuda: the state in device memory or in managed memory"},
     MAPP_OPTION_END,
 };
 
@@ -66,10 +80,28 @@ static crm_sounding sounding_kind(const char *name) {
                                         : CRM_SOUNDING_TROPICAL;
 }
 
+/* --chunk: a CRM count, 'all', or (not given) the variant's own. */
+static int parse_chunk(const mapp_run *run, long *chunk) {
+  *chunk = 0;
+  if (!mapp_run_given(run, "chunk")) return MAPP_OK;
+  char *end = NULL;
+  long n = strcmp(args.chunk, "all") ? strtol(args.chunk, &end, 10) : 0;
+  if (end && (end == args.chunk || *end || n < 1 || n > (1L << 40)))
+    return mapp_fail(MAPP_ERR_INPUT, "--chunk: '%s' is not a CRM count >= 1 or 'all'", args.chunk);
+  if (run->variant->kind == CRM_VARIANT_PERCRM && n != 1)
+    return mapp_fail(MAPP_ERR_INPUT, "--chunk %s: percrm runs one CRM a launch; chunks are the batched variant's",
+                     args.chunk);
+  *chunk = n;
+  return MAPP_OK;
+}
+
 /* Flags that would be ignored are refused instead. */
 static int check_combinations(const mapp_run *run) {
-  if (args.sync && run->backend != MAPP_BACKEND_CUDA)
-    return mapp_fail(MAPP_ERR_INPUT, "--sync applies to the cuda backend only, not '%s'", run->common.backend);
+  static const char *const cuda_only[] = {"sync", "alloc", "memory"};
+  for (size_t i = 0; i < sizeof cuda_only / sizeof cuda_only[0]; ++i)
+    if (mapp_run_given(run, cuda_only[i]) && run->backend != MAPP_BACKEND_CUDA)
+      return mapp_fail(MAPP_ERR_INPUT, "--%s applies to the cuda backend only, not '%s'", cuda_only[i],
+                       run->common.backend);
   if (args.input && (args.sounding || args.wind))
     return mapp_fail(MAPP_ERR_INPUT, "--%s shapes synthetic columns and cannot be used with --input",
                      args.sounding ? "sounding" : "wind");
@@ -108,10 +140,15 @@ static int load_columns(const mapp_run *run, const crm_config *cfg, crm_columns 
 static int setup(mapp_run *run, void **state) {
   crm_config cfg;
   crm_columns cols = {0};
+  crm_run_options opt = {.exec = {.sync = args.sync, .host_work_us = args.host_work_us,
+                                  .alloc = strcmp(args.alloc, "per-phase") ? CRM_ALLOC_POOL : CRM_ALLOC_PER_PHASE,
+                                  .memory = strcmp(args.memory, "managed") ? CRM_MEMORY_DEVICE : CRM_MEMORY_MANAGED},
+                         .cycle_group_all = !strcmp(args.cycle_group, "all")};
   MAPP_TRY(check_combinations(run));
+  MAPP_TRY(parse_chunk(run, &opt.exec.chunk));
+  MAPP_TRY(crm_sypd_parse(args.sypd_at, &opt.sypd_at));
   MAPP_TRY(build_config(run, &cfg));
   int status = load_columns(run, &cfg, &cols);
-  crm_run_options opt = {.sync = args.sync, .cycle_group_all = !strcmp(args.cycle_group, "all")};
   if (status == MAPP_OK) status = crm_run_create(run, &cfg, &cols, &opt, state);
   crm_columns_free(&cols);
   return status;

@@ -22,6 +22,7 @@ typedef struct {
   double wind;
   crm_variant variant;
   mapp_backend backend;
+  long chunk; /* 0: the variant's */
 } crm_case;
 
 static crm_case tiny_case(void) {
@@ -42,7 +43,8 @@ static int make_state(const crm_case *k, crm_state *s) {
   cfg.forcing = k->forcing;
   MAPP_TRY(crm_columns_alloc(&cols, k->instances, k->nz, 0));
   int status = crm_columns_synthesize(&cols, k->sounding, cfg.dz, k->wind);
-  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, k->variant, k->backend, false, s);
+  crm_exec exec = {.variant = k->variant, .backend = k->backend, .chunk = k->chunk};
+  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, &exec, s);
   crm_columns_free(&cols);
   return status;
 }
@@ -191,6 +193,32 @@ static void test_variants_agree(void **unused) {
   crm_state_free(&ref);
 }
 
+/* --chunk: blocks of 1, 2 and 3 of 7 CRMs (3 leaves a shorter last block,
+ * its own FFT plan), and a chunk above the CRM count, give the answer of
+ * the whole group as one block, bit for bit, serial and OpenMP. */
+static void test_chunks_agree(void **unused) {
+  (void)unused;
+  crm_case k = tiny_case();
+  k.instances = 7;
+  crm_state ref, other;
+  assert_int_equal(make_state(&k, &ref), MAPP_OK);
+  assert_int_equal(ref.chunk, 7);
+  run_steps(&ref, 60);
+  const long chunks[] = {1, 2, 3, 100};
+  const long expected[] = {1, 2, 3, 7};
+  for (int c = 0; c < 4; ++c)
+    for (int b = 0; b < 2; ++b) {
+      k.chunk = chunks[c];
+      k.backend = b ? MAPP_BACKEND_OMP : MAPP_BACKEND_SERIAL;
+      assert_int_equal(make_state(&k, &other), MAPP_OK);
+      assert_int_equal(other.chunk, expected[c]);
+      run_steps(&other, 60);
+      assert_same_fields(&ref, &other);
+      crm_state_free(&other);
+    }
+  crm_state_free(&ref);
+}
+
 /* A NaN appearing mid-run stops the run with a verification failure that
  * names the field, the CRM, the position and the step. */
 static void test_nan_guard(void **unused) {
@@ -250,7 +278,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rest_stays_at_rest), cmocka_unit_test(test_bubble_rises),
       cmocka_unit_test(test_water_conserved),    cmocka_unit_test(test_projection),
-      cmocka_unit_test(test_variants_agree),     cmocka_unit_test(test_nan_guard),
+      cmocka_unit_test(test_variants_agree),     cmocka_unit_test(test_chunks_agree),
+      cmocka_unit_test(test_nan_guard),
       cmocka_unit_test(test_sub_cycles),         cmocka_unit_test(test_bad_grids),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,7 @@
 #include "crm.h"
 #include "crm_kernel.h"
 
-static int make_state(crm_variant variant, mapp_backend backend, bool sync, bool forcing, crm_state *s) {
+static int make_state_exec(const crm_exec *exec, bool forcing, crm_state *s) {
   crm_config cfg;
   crm_columns cols;
   MAPP_TRY(crm_config_preset("tiny", &cfg));
@@ -25,9 +25,14 @@ static int make_state(crm_variant variant, mapp_backend backend, bool sync, bool
   cfg.forcing = forcing;
   MAPP_TRY(crm_columns_alloc(&cols, cfg.instances, cfg.nz, 0));
   int status = crm_columns_synthesize(&cols, CRM_SOUNDING_TROPICAL, cfg.dz, 0.0);
-  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, variant, backend, sync, s);
+  if (status == MAPP_OK) status = crm_state_create(&cfg, &cols, exec, s);
   crm_columns_free(&cols);
   return status;
+}
+
+static int make_state(crm_variant variant, mapp_backend backend, bool sync, bool forcing, crm_state *s) {
+  crm_exec exec = {.variant = variant, .backend = backend, .sync = sync};
+  return make_state_exec(&exec, forcing, s);
 }
 
 static void run_steps(crm_state *s, long steps) {
@@ -61,6 +66,40 @@ static void test_sync_is_async(void **unused) {
   assert_memory_equal(a.host.scal, b.host.scal, CRM_NSCALAR * bytes);
   crm_state_free(&a);
   crm_state_free(&b);
+}
+
+/* --alloc per-phase and --memory managed run the same kernels in the same
+ * order on other memory: the pool's answer bit for bit. The counters see
+ * every launch and host synchronisation; per-phase allocation adds none
+ * of the latter (stream-ordered). A chunk of one CRM (more launches, FFT
+ * plans of another batch) agrees to cuFFT's rounding. */
+static void test_alloc_memory_chunk(void **unused) {
+  (void)unused;
+  crm_state ref, other;
+  crm_exec pool = {.variant = CRM_VARIANT_BATCHED, .backend = MAPP_BACKEND_CUDA};
+  assert_int_equal(make_state_exec(&pool, true, &ref), MAPP_OK);
+  run_steps(&ref, 50);
+  assert_true(ref.launches > 50 * 10);
+  assert_true(ref.host_syncs >= 50 * 3);
+  size_t bytes = sizeof(double) * (size_t)crm_field_size(&ref.g);
+  crm_exec variants[] = {pool, pool, pool};
+  variants[0].alloc = CRM_ALLOC_PER_PHASE;
+  variants[1].memory = CRM_MEMORY_MANAGED;
+  variants[2].chunk = 1;
+  for (int v = 0; v < 3; ++v) {
+    assert_int_equal(make_state_exec(&variants[v], true, &other), MAPP_OK);
+    run_steps(&other, 50);
+    if (v < 2) {
+      assert_memory_equal(ref.host.u, other.host.u, bytes);
+      assert_memory_equal(ref.host.scal, other.host.scal, CRM_NSCALAR * bytes);
+      assert_int_equal(ref.host_syncs, other.host_syncs);
+    } else {
+      assert_true(other.launches > ref.launches);
+      assert_true(rel_diff(&other, &ref, other.host.u, ref.host.u, ref.g.nz) < 1e-12);
+    }
+    crm_state_free(&other);
+  }
+  crm_state_free(&ref);
 }
 
 static void test_matches_cpu(void **unused) {
@@ -119,6 +158,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sync_is_async), cmocka_unit_test(test_matches_cpu),
       cmocka_unit_test(test_water_conserved), cmocka_unit_test(test_nan_guard),
+      cmocka_unit_test(test_alloc_memory_chunk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
