@@ -268,6 +268,39 @@ static void rejects_bad_tables(void **state) {
                     "    - {name: f, x: ranks, y: fom, colour: red}\n", "unknown key 'colour'");
 }
 
+/* plots: ratios: both sides' where, same defaulting to host, and a bad
+ * ratio named in its error. */
+static void parses_ratios(void **state) {
+  (void)state;
+  sweep_spec spec;
+  const char *text = "name: t\nruns:\n  - app: crm\n    ranks: [1]\nplots:\n  ratios:\n"
+                     "    - {name: node, numerator: {label: gpu}, denominator: {label: cpu}, note: n}\n"
+                     "    - {name: pair, numerator: {backend: cuda}, denominator: {backend: omp}, same: [host, --instances]}\n";
+  assert_int_equal(spec_parse_string(text, "t.yaml", &spec), MAPP_OK);
+  assert_int_equal(spec.nratios, 2);
+  assert_string_equal(spec.ratios[0].num_values.items[0], "gpu");
+  assert_string_equal(spec.ratios[0].den_fields.items[0], "label");
+  assert_string_equal(spec.ratios[0].note, "n");
+  assert_int_equal(spec.ratios[0].same.count, 1);
+  assert_string_equal(spec.ratios[0].same.items[0], "host");
+  assert_string_equal(spec.ratios[1].same.items[1], "instances");
+  spec_free(&spec);
+  const char *head = "name: x\nruns:\n  - app: crm\n    ranks: [1]\nplots:\n  ratios:\n";
+  const struct {
+    const char *ratio, *message;
+  } bad[] = {
+      {"    - {name: r, numerator: {label: gpu}}\n", "ratio 'r': numerator and denominator each need a where map"},
+      {"    - {name: r, numerator: {label: a}, denominator: {label: b}, over: x}\n", "ratio 'r': unknown key 'over'"},
+      {"    - {name: r, numerator: {label: a}, denominator: {label: b}, same: ['a b']}\n",
+       "ratio 'r': 'a b' is not a field path"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    char text2[512];
+    snprintf(text2, sizeof text2, "%s%s", head, bad[i].ratio);
+    expect_spec_error(text2, bad[i].message);
+  }
+}
+
 static void parses_app_listing(void **state) {
   (void)state;
   app_info heat;
@@ -378,6 +411,7 @@ int main(void) {
       cmocka_unit_test(expands_a_matrix),
       cmocka_unit_test(parses_tables),
       cmocka_unit_test(rejects_bad_tables),
+      cmocka_unit_test(parses_ratios),
       cmocka_unit_test(parses_app_listing),
       cmocka_unit_test(parses_environments),
   };

@@ -17,6 +17,7 @@
 #include "report_internal.h"
 #include "spec.h"
 #include "stats.h"
+#include "ratios.h"
 #include "tables.h"
 
 /* "1.00" or "-" when the number does not apply. */
@@ -302,6 +303,58 @@ static int write_tables(doc *out, const report_context *ctx, const json_t *recor
   return MAPP_OK;
 }
 
+/* ---------------------------------------------------------------- spec ratios */
+
+static void side_cell(doc *d, const ratio_side *s) {
+  if (!s->config) doc_cell(d, "-");
+  else if (s->runs > 1) doc_cell(d, "`%s`: %.3g (%.3g\u2013%.3g)", s->config, s->median, s->low, s->high);
+  else doc_cell(d, "`%s`: %.3g", s->config, s->median);
+}
+
+/* One row: the ratio of the medians, with the range the extremes allow,
+ * or the side that is missing on this machine. */
+static void write_ratio_row(doc *d, const ratio_row *row) {
+  doc_cell(d, "%s", row->key);
+  side_cell(d, &row->num);
+  side_cell(d, &row->den);
+  if (row->num.config && row->den.config && row->den.median > 0 && row->den.low > 0)
+    doc_cell(d, "**%.3g** (%.3g\u2013%.3g)", row->num.median / row->den.median, row->num.low / row->den.high,
+             row->num.high / row->den.low);
+  else doc_cell(d, "missing: no %s run here", row->num.config ? "denominator" : "numerator");
+  doc_row_end(d);
+}
+
+/* The spec's ratios for this app: only sides that ran on one machine pair up. */
+static int write_ratios(doc *out, const report_context *ctx, const json_t *records, const char *app) {
+  for (size_t i = 0; ctx->spec && i < ctx->spec->nratios; ++i) {
+    const ratio_spec *r = &ctx->spec->ratios[i];
+    if (r->app && strcmp(r->app, app) != 0) continue;
+    ratio_data data;
+    MAPP_TRY(ratio_collect(records, r, app, &data));
+    char *same = strv_join(&r->same, "`, `");
+    if (!same) return ratio_data_free(&data), mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    doc_heading(out, 3, "%s", r->title ? r->title : r->name);
+    if (!data.count) doc_para(out, "Neither side of this ratio ran (app `%s`, exit code 0).", app);
+    else {
+      doc_table(out, "lllr");
+      doc_cell(out, "where");
+      doc_cell(out, "numerator (best configuration: median fom)");
+      doc_cell(out, "denominator (best configuration: median fom)");
+      doc_cell(out, "ratio");
+      doc_row_end(out);
+      for (size_t k = 0; k < data.count; ++k) write_ratio_row(out, &data.rows[k]);
+      doc_table_end(out);
+    }
+    doc_para(out, "Each side is its best configuration (variant, backend, ranks x threads, label) by median figure of "
+                  "merit; the two pair up only where `%s` agree, so no ratio is formed across machines. The range is "
+                  "the slowest over the fastest run and back.%s%s",
+             same, r->note ? " " : "", r->note ? r->note : "");
+    free(same);
+    ratio_data_free(&data);
+  }
+  return MAPP_OK;
+}
+
 static void write_app_header(doc *d, const char *unit, const char *ref) {
   static const char *const columns[] = {"variant", "backend", "ranks", "threads", "size", "scaling"};
   doc_table(d, "llrrllrrlrrrllr");
@@ -336,6 +389,7 @@ int report_write_app(doc *d, const report_context *ctx, const group_table *t, co
               "/ n) / (fom(n0) / n0); strong speedup fom(n) / fom(n0) = T(n0) / T(n); n0 is the fewest ranks of the "
               "series.");
   MAPP_TRY(write_tables(d, ctx, records, app));
+  MAPP_TRY(write_ratios(d, ctx, records, app));
   write_figures(d, app, ctx->images, ctx->spec, ctx->models);
   return MAPP_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crm.h"
 
@@ -162,6 +163,10 @@ static int describe_cuda(mapp_run *run, const crm_run *r) {
   MAPP_TRY(mapp_run_reduce(run, "host_syncs_per_crm_step", (double)r->s.host_syncs / steps, MAPP_REDUCE_MAX, NULL));
   MAPP_TRY(mapp_run_set(run, "alloc", json_string(x->alloc == CRM_ALLOC_PER_PHASE ? "per-phase" : "pool")));
   MAPP_TRY(mapp_run_set(run, "memory", json_string(x->memory == CRM_MEMORY_MANAGED ? "managed" : "device")));
+  /* the node's cores over its GPUs: what shares one GPU (Summit: 42 / 6 = 7) */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int gpus = mapp_cuda_device_count();
+  if (gpus > 0 && cores > 0) MAPP_TRY(mapp_run_set(run, "cores_per_gpu", json_real((double)cores / gpus)));
   return mapp_run_set(run, "mps", json_pack("{s:s, s:s}", "server", mps_state(), "setting",
                                             "the accelerator's: left as the machine set it"));
 }

@@ -296,6 +296,37 @@ static int parse_table(const yaml_map *m, table_spec *t) {
   return check_table_columns(m, t);
 }
 
+/* ------------------------------------------------------------ ratios */
+
+static int parse_ratio(const yaml_map *m, ratio_spec *r) {
+  static const char *const keys[] = {"name", "app", "title", "note", "numerator", "denominator", "same", NULL};
+  MAPP_TRY(yaml_get_string(m, "name", true, &r->name));
+  if (!plain_name(r->name))
+    return yaml_error_at(m, "name", "ratio '%s': 'name' must be letters, digits, '.', '_' or '-'", r->name);
+  char owner[160];
+  snprintf(owner, sizeof owner, "ratio '%s'", r->name);
+  MAPP_TRY(yaml_check_keys_of(m, keys, owner));
+  MAPP_TRY(yaml_get_string(m, "app", false, &r->app));
+  MAPP_TRY(yaml_get_string(m, "title", false, &r->title));
+  MAPP_TRY(yaml_get_string(m, "note", false, &r->note));
+  MAPP_TRY(yaml_get_pairs_of_lists(m, "numerator", &r->num_fields, &r->num_values));
+  MAPP_TRY(yaml_get_pairs_of_lists(m, "denominator", &r->den_fields, &r->den_values));
+  if (!r->num_fields.count || !r->den_fields.count)
+    return yaml_error_at(m, r->num_fields.count ? "denominator" : "numerator",
+                         "ratio '%s': numerator and denominator each need a where map, e.g. {label: gpu}", r->name);
+  MAPP_TRY(yaml_get_strings(m, "same", false, &r->same));
+  if (!r->same.count) MAPP_TRY(strv_push(&r->same, "host"));
+  strv *paths[] = {&r->num_fields, &r->den_fields, &r->same};
+  for (size_t p = 0; p < 3; ++p)
+    for (size_t i = 0; i < paths[p]->count; ++i) {
+      strip_dashes(paths[p]->items[i]);
+      if (!figure_path_valid(paths[p]->items[i]))
+        return yaml_error_at(m, p == 2 ? "same" : p ? "denominator" : "numerator",
+                             "ratio '%s': '%s' is not a field path", r->name, paths[p]->items[i]);
+    }
+  return MAPP_OK;
+}
+
 /* The list under `key` of plots (figures, tables) into a new array of
  * `size`-byte items, each parsed by `parse` and holding its name at
  * `name_at`. Figures and tables name files (APP-NAME.png, APP-NAME.csv):
@@ -321,6 +352,7 @@ static int parse_named_list(const yaml_map *plots, const char *key, const char *
 
 static int parse_figure_item(const yaml_map *m, void *item) { return parse_figure(m, item); }
 static int parse_table_item(const yaml_map *m, void *item) { return parse_table(m, item); }
+static int parse_ratio_item(const yaml_map *m, void *item) { return parse_ratio(m, item); }
 
 static int parse_figures(const yaml_map *plots, sweep_spec *spec) {
   return parse_named_list(plots, "figures", "figure", sizeof(figure_spec), offsetof(figure_spec, name),
@@ -332,8 +364,13 @@ static int parse_tables(const yaml_map *plots, sweep_spec *spec) {
                           (void **)&spec->tables, &spec->ntables);
 }
 
+static int parse_ratios(const yaml_map *plots, sweep_spec *spec) {
+  return parse_named_list(plots, "ratios", "ratio", sizeof(ratio_spec), offsetof(ratio_spec, name), parse_ratio_item,
+                          (void **)&spec->ratios, &spec->nratios);
+}
+
 static int parse_plots(const yaml_map *root, sweep_spec *spec) {
-  static const char *const plot_keys[] = {"reference", "figures", "tables", NULL};
+  static const char *const plot_keys[] = {"reference", "figures", "tables", "ratios", NULL};
   yaml_map plots, *refs = NULL;
   size_t count = 0;
   MAPP_TRY(yaml_get_map(root, "plots", &plots));
@@ -343,6 +380,7 @@ static int parse_plots(const yaml_map *root, sweep_spec *spec) {
   free(refs);
   if (status == MAPP_OK) status = parse_figures(&plots, spec);
   if (status == MAPP_OK) status = parse_tables(&plots, spec);
+  if (status == MAPP_OK) status = parse_ratios(&plots, spec);
   return status;
 }
 
@@ -427,6 +465,8 @@ void spec_free(sweep_spec *spec) {
   free(spec->figures);
   for (size_t i = 0; i < spec->ntables; ++i) table_spec_free(&spec->tables[i]);
   free(spec->tables);
+  for (size_t i = 0; i < spec->nratios; ++i) ratio_spec_free(&spec->ratios[i]);
+  free(spec->ratios);
   *spec = (sweep_spec){0};
 }
 

@@ -50,6 +50,14 @@
  *                                     #   other columns make the rows
  *         where: {label: [metg-w2, metg-w16]}  # optional, as for figures
  *         app: subgraph               #   optional: one app's section only
+ *     ratios:                         # one kind of run over another on one machine (ratios.h):
+ *       - name: node-equivalent       #   each side's best configuration (median fom), paired
+ *         numerator: {label: gpu}     #   only where every `same` field agrees (default host);
+ *         denominator: {label: cpu}   #   a side that did not run there is reported missing
+ *         same: [host, instances]     #   optional
+ *         app: crm                    #   optional: one app's section only
+ *         title: ...                  #   optional
+ *         note: ...                   #   optional: printed under the ratio
  */
 #ifndef HARNESS_SPEC_H
 #define HARNESS_SPEC_H
@@ -61,6 +69,7 @@
 #include "figures.h"
 #include "job.h"
 #include "measure.h"
+#include "ratios.h"
 #include "reference.h"
 #include "strv.h"
 #include "tables.h"
@@ -105,6 +114,8 @@ typedef struct {
   size_t nfigures;
   table_spec *tables;     /* plots.tables: the spec's own tables */
   size_t ntables;
+  ratio_spec *ratios;     /* plots.ratios: one kind of run over another, same machine */
+  size_t nratios;
 } sweep_spec;
 
 int spec_load(const char *path, sweep_spec *spec);
