@@ -64,6 +64,14 @@ hosts=$(wc -l < "$hostfile")
 head -n "$np" "$hostfile" > "$hostfile.np" && mv "$hostfile.np" "$hostfile"
 speed=$(speed_of "$platform")
 
+# glibc's fastbins off: every simulated rank is one process's thread, so
+# rank 0, which an allreduce makes allocate and free a small object per
+# rank, left thousands of freed fastbin chunks that the next larger malloc
+# (the OpenMP runtime's at every parallel region, which the serial loops
+# still enter) consolidated inside rank 0's measured compute: +120-140 us a
+# burst at 1,024 ranks, the compute phase doubled (docs/scale-sim.md).
+export GLIBC_TUNABLES=glibc.malloc.mxfast=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}
+
 # smpi/privatization: every rank its own copy of the program's globals.
 # Correction factors 1: the platform's published link figures as they are.
 # Logs: warnings and errors only, and not the kernel's per-rank exit notes.

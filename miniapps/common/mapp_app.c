@@ -242,8 +242,9 @@ long mapp_run_scaled(const mapp_run *run, long per_rank) {
  * none for a custom problem. */
 static const char *case_name(mapp_run *run) {
   if (run->custom_case) return NULL;
-  if (strcmp(run->common.scaling, "weak") == 0 && mapp_run_weak_ranks(run) > 1) {
-    snprintf(run->case_buf, sizeof run->case_buf, "%s-weak%d", run->common.size, mapp_run_weak_ranks(run));
+  int weak_ranks = run->answer_ranks > 0 ? run->answer_ranks : mapp_run_weak_ranks(run);
+  if (strcmp(run->common.scaling, "weak") == 0 && weak_ranks > 1) {
+    snprintf(run->case_buf, sizeof run->case_buf, "%s-weak%d", run->common.size, weak_ranks);
     return run->case_buf;
   }
   return run->common.size;
@@ -258,6 +259,7 @@ static void record_common(mapp_run *run, const char *app_name) {
   rec->size = run->custom_size ? "custom" : run->common.size;
   rec->scaling = run->common.scaling;
   rec->case_name = case_name(run);
+  rec->answer_ranks = run->answer_ranks;
   rec->ranks = run->mpi.nranks;
   rec->threads = run->threads;
   rec->gpus = run->backend == MAPP_BACKEND_CUDA;

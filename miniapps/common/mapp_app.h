@@ -98,6 +98,12 @@ typedef struct mapp_run {
    * and prints nothing (the others report). setup moves the others to a
    * communicator without it (mpi). */
   bool service_rank;
+  /* Set by setup when the answer holds only the first answer_ranks ranks'
+   * share of a weak problem (crm --sampled-ranks: the other ranks' work is
+   * charged on a simulated cluster, not computed): the case and the
+   * answer are then those of the weak problem on that many ranks, and the
+   * record says so (answer_ranks). 0: every rank's. */
+  int answer_ranks;
   mapp_option *options;  /* the line's table: the common options, then the app's */
   mapp_cli_result cli;   /* which of them the line gave, and their defaults */
   mapp_timers timers;

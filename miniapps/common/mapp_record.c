@@ -120,6 +120,7 @@ json_t *mapp_record_to_json(const mapp_record *rec) {
   json_object_set_new(o, "threads", json_integer(rec->threads));
   json_object_set_new(o, "gpus", json_integer(rec->gpus));
   json_object_set_new(o, "helper_threads", json_integer(rec->helper_threads));
+  if (rec->answer_ranks > 0) json_object_set_new(o, "answer_ranks", json_integer(rec->answer_ranks));
   json_object_set_new(o, "steps", json_integer(rec->steps));
   json_object_set_new(o, "problem", problem_json(rec));
   json_object_set_new(o, "phases", phases_json(rec));

@@ -40,6 +40,9 @@ typedef struct {
    * harness counts them in the cores a run asks for, so a run that
    * oversubscribes itself is marked so rather than blamed on the machine. */
   int helper_threads;
+  /* The answer holds the weak problem of this many ranks only (mapp_run's
+   * answer_ranks), 0: of all; written only when set. */
+  int answer_ranks;
   long steps;
   int ndims;
   mapp_dim dims[MAPP_RECORD_MAX_DIMS];

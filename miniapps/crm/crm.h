@@ -189,6 +189,9 @@ typedef struct crm_state {
  * solver's factorisation, the initial CRM fields. */
 int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_exec *exec, crm_state *s);
 void crm_state_free(crm_state *s);
+/* A rank whose CRMs are charged, not computed (--sampled-ranks): the
+ * config and grid, no instances, no arrays, no backend. */
+int crm_state_charged(const crm_config *cfg, long first, crm_state *s);
 /* Puts the state back where crm_state_create left it, from the same
  * columns, for a repeated run (--min-time): every array as created, the
  * step counters, and the backend's copy (to_device); the pool, the FFT
@@ -246,8 +249,10 @@ double crm_relative_divergence(const crm_state *s);
 /* Column integral of cloud water [instance][x] (prefix sums in z). */
 void crm_cloud_water_path(const crm_state *s, double *cwp);
 /* Final fields, tendencies and rain to HDF5, one slab per rank; collective. */
+/* answered: the instances the file holds (the ranks' slabs from 0; a rank
+ * whose CRMs were charged, not computed, writes none of them). */
 int crm_write_output(const crm_state *s, MPI_Comm comm, const char *path, const double *tend,
-                     const double *rain, const mapp_record *rec);
+                     const double *rain, long answered, const mapp_record *rec);
 
 /* ------------------------------------------------ crm as a mapp app (crm_app.c) */
 
@@ -268,10 +273,34 @@ int crm_sypd_parse(const char *text, crm_sypd_at *at);
  * steps a second) with cfg's CRM and steps. */
 double crm_sypd(const crm_config *cfg, const crm_sypd_at *at, double column_steps_per_s);
 
+/* The dycore's halo exchanges between global steps (crm_dycore.c). */
+typedef struct {
+  MPI_Comm comm;
+  long exchanges;   /* per global step; 0: none */
+  int peer[8];      /* neighbours: 4 edges, then 4 corners */
+  long count[8];    /* doubles to each */
+  long total;
+  double *send, *recv;
+} crm_dycore;
+int crm_dycore_create(MPI_Comm comm, const crm_sypd_at *at, long exchanges, crm_dycore *d);
+int crm_dycore_exchange(crm_dycore *d);
+void crm_dycore_free(crm_dycore *d);
+
+/* On a simulated cluster (crm_sim.c): whether this build is the simulated
+ * one, the real clock, stopping and resuming SMPI's charging of compute,
+ * and a charge of seconds measured here. No-ops elsewhere. */
+bool crm_sim_available(void);
+double crm_sim_real_now(void);
+void crm_sim_pause(void);
+void crm_sim_resume(void);
+void crm_sim_charge(double seconds);
+
 typedef struct {
   crm_exec exec;        /* variant and backend: the run's */
   bool cycle_group_all; /* sub-cycles from every rank's CRMs, not this task's */
   crm_sypd_at sypd_at;
+  long sampled_ranks;   /* simulated: ranks that compute; the others are charged (0: all compute) */
+  long dycore_exchanges;
 } crm_run_options;
 
 /* One run's state behind the driver's hooks. */
@@ -280,6 +309,13 @@ typedef struct {
   crm_columns columns;          /* this rank's columns, which the reset hook starts from again */
   double *water0, *tend, *rain; /* budget at the start; last global step's answer */
   crm_run_options opt;
+  crm_dycore dycore;
+  /* --sampled-ranks: this rank only charges (no CRM state), the charge of
+   * each global step (the median of the sampled ranks' measured bursts),
+   * and the answer's extent (the sampled ranks' CRMs). */
+  bool charged;
+  double *charge;
+  long answered_instances;
 } crm_run;
 
 /* The setup hook's work once main.c has the config and this rank's columns. */

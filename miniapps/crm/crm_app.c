@@ -23,6 +23,50 @@ static int allreduce_max(void *ctx, double *values, int n) {
   return MAPP_OK;
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static double median(double *x, size_t n) {
+  qsort(x, n, sizeof *x, by_value);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* --sampled-ranks: each sampled rank times every global step of one pass
+ * while the simulator stops counting, then starts again from its columns;
+ * the charge of step n is the median of the sampled ranks' step n, which
+ * every rank gets (the ranks that only charge contribute nothing). */
+static int calibrate(mapp_run *run, crm_run *r) {
+  long steps = r->s.cfg.steps;
+  long sampled = r->opt.sampled_ranks < run->mpi.nranks ? r->opt.sampled_ranks : run->mpi.nranks;
+  double *bursts;
+  MAPP_TRY(mapp_calloc((void **)&bursts, (size_t)(sampled * steps), sizeof(double), "the sampled bursts"));
+  int status = MAPP_OK;
+  if (!r->charged) {
+    for (long n = 0; status == MAPP_OK && n < steps; ++n) {
+      crm_sim_pause();
+      double start = crm_sim_real_now();
+      status = crm_global_step(&r->s, r->tend, r->rain);
+      bursts[run->mpi.rank * steps + n] = crm_sim_real_now() - start;
+      crm_sim_resume();
+    }
+    if (status == MAPP_OK) status = crm_state_restart(&r->s, &r->columns);
+  }
+  status = mapp_agree(run->mpi.comm, "mapp-crm", status);
+  if (status == MAPP_OK)
+    status = MPI_Allreduce(MPI_IN_PLACE, bursts, (int)(sampled * steps), MPI_DOUBLE, MPI_MAX, run->mpi.comm) ==
+                     MPI_SUCCESS
+                 ? MAPP_OK
+                 : mapp_fail(MAPP_ERR_SYSTEM, "MPI_Allreduce of the sampled bursts failed");
+  double column[sampled > 0 ? sampled : 1];
+  for (long n = 0; status == MAPP_OK && n < steps; ++n) {
+    for (long k = 0; k < sampled; ++k) column[k] = bursts[k * steps + n];
+    r->charge[n] = median(column, (size_t)sampled);
+  }
+  free(bursts);
+  return status;
+}
+
 int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols, const crm_run_options *opt,
                    void **state) {
   crm_run *r;
@@ -31,26 +75,54 @@ int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols
   r->opt = *opt;
   r->opt.exec.variant = (crm_variant)run->variant->kind;
   r->opt.exec.backend = run->backend;
-  MAPP_TRY(crm_columns_copy(cols, &r->columns));
-  MAPP_TRY(crm_state_create(cfg, cols, &r->opt.exec, &r->s));
+  r->charged = opt->sampled_ranks > 0 && run->mpi.rank >= opt->sampled_ranks;
+  if (r->charged) MAPP_TRY(crm_state_charged(cfg, cols->first, &r->s));
+  else {
+    MAPP_TRY(crm_columns_copy(cols, &r->columns));
+    MAPP_TRY(crm_state_create(cfg, cols, &r->opt.exec, &r->s));
+  }
   if (opt->cycle_group_all) {
     r->s.group_max = allreduce_max;
     r->s.group_ctx = (void *)&run->mpi.comm;
   }
   long n = r->s.g.ninst, M = n * r->s.g.rows;
-  MAPP_TRY(mapp_calloc((void **)&r->water0, (size_t)n, sizeof(double), "the water budget"));
-  MAPP_TRY(mapp_calloc((void **)&r->tend, 3 * (size_t)M, sizeof(double), "the tendencies"));
-  MAPP_TRY(mapp_calloc((void **)&r->rain, (size_t)n, sizeof(double), "the surface rain"));
+  MAPP_TRY(mapp_calloc((void **)&r->water0, (size_t)n + 1, sizeof(double), "the water budget"));
+  MAPP_TRY(mapp_calloc((void **)&r->tend, 3 * (size_t)M + 1, sizeof(double), "the tendencies"));
+  MAPP_TRY(mapp_calloc((void **)&r->rain, (size_t)n + 1, sizeof(double), "the surface rain"));
   crm_water_budget(&r->s, r->water0);
-  return MAPP_OK;
+  MAPP_TRY(crm_dycore_create(run->mpi.comm, &opt->sypd_at, opt->dycore_exchanges, &r->dycore));
+  r->answered_instances = cfg->instances;
+  if (opt->sampled_ranks <= 0) return MAPP_OK;
+  if (opt->sampled_ranks < run->mpi.nranks)
+    r->answered_instances = mapp_split_even(cfg->instances, run->mpi.nranks, (int)opt->sampled_ranks).first;
+  MAPP_TRY(mapp_calloc((void **)&r->charge, (size_t)cfg->steps, sizeof(double), "the charges"));
+  return calibrate(run, r);
 }
 
+/* One global step on this rank: its CRMs computed, or with
+ * --sampled-ranks computed uncharged (sampled ranks) and the calibrated
+ * burst charged (every rank). */
+static int global_step(crm_run *r, long step) {
+  if (r->opt.sampled_ranks <= 0) return crm_global_step(&r->s, r->tend, r->rain);
+  int status = MAPP_OK;
+  if (!r->charged) {
+    crm_sim_pause();
+    status = crm_global_step(&r->s, r->tend, r->rain);
+    crm_sim_resume();
+  }
+  crm_sim_charge(r->charge[step]);
+  return status;
+}
+
+/* Per global step: the dycore's halo exchanges, then the CRMs. */
 static int crm_compute(mapp_run *run, void *state) {
   crm_run *r = state;
   int status = MAPP_OK;
-  for (long step = 0; status == MAPP_OK && step < r->s.cfg.steps; ++step)
-    status = mapp_agree(run->mpi.comm, "mapp-crm", crm_global_step(&r->s, r->tend, r->rain));
-  if (status == MAPP_OK) status = r->s.ops->to_host(&r->s, CRM_SYNC_ALL);
+  for (long step = 0; status == MAPP_OK && step < r->s.cfg.steps; ++step) {
+    status = mapp_agree(run->mpi.comm, "mapp-crm", crm_dycore_exchange(&r->dycore));
+    if (status == MAPP_OK) status = mapp_agree(run->mpi.comm, "mapp-crm", global_step(r, step));
+  }
+  if (status == MAPP_OK && !r->charged) status = r->s.ops->to_host(&r->s, CRM_SYNC_ALL);
   return status;
 }
 
@@ -63,7 +135,7 @@ static int crm_reset(mapp_run *run, void *state) {
   long n = r->s.g.ninst, M = n * r->s.g.rows;
   memset(r->tend, 0, sizeof(double) * 3 * (size_t)M);
   memset(r->rain, 0, sizeof(double) * (size_t)n);
-  return crm_state_restart(&r->s, &r->columns);
+  return r->charged ? MAPP_OK : crm_state_restart(&r->s, &r->columns);
 }
 
 /* The answer the write hook writes, in its order: the final fields, the
@@ -93,7 +165,7 @@ static int crm_verify(mapp_run *run, void *state) {
   crm_run *r = state;
   long n = r->s.g.ninst;
   double *water;
-  MAPP_TRY(mapp_alloc((void **)&water, sizeof(double) * (size_t)n, "the water budget"));
+  MAPP_TRY(mapp_alloc((void **)&water, sizeof(double) * (size_t)(n + 1), "the water budget"));
   crm_water_budget(&r->s, water);
   double local[2] = {0.0, crm_relative_divergence(&r->s)}, global[2];
   for (long c = 0; c < n; ++c) local[0] = fmax(local[0], fabs(water[c] - r->water0[c]) / r->water0[c]);
@@ -171,6 +243,19 @@ static int describe_cuda(mapp_run *run, const crm_run *r) {
                                             "the accelerator's: left as the machine set it"));
 }
 
+/* The dycore's exchanges and, with --sampled-ranks, what was charged. */
+static int describe_sampling(mapp_run *run, const crm_run *r) {
+  MAPP_TRY(mapp_run_set(run, "dycore_exchanges", json_integer(r->dycore.exchanges)));
+  if (r->dycore.exchanges > 0)
+    MAPP_TRY(mapp_run_set(run, "dycore_bytes_per_exchange", json_integer((json_int_t)(8 * r->dycore.total))));
+  if (r->opt.sampled_ranks <= 0) return MAPP_OK;
+  json_t *charges = json_array();
+  for (long n = 0; charges && n < r->s.cfg.steps; ++n) json_array_append_new(charges, json_real(r->charge[n]));
+  MAPP_TRY(mapp_run_set(run, "charge_s", charges));
+  MAPP_TRY(mapp_run_set(run, "sampled_ranks", json_integer(r->opt.sampled_ranks)));
+  return mapp_run_set(run, "answered_instances", json_integer(r->answered_instances));
+}
+
 static int crm_describe(mapp_run *run, void *state) {
   crm_run *r = state;
   const crm_config *cfg = &r->s.cfg;
@@ -190,12 +275,13 @@ static int crm_describe(mapp_run *run, void *state) {
   MAPP_TRY(mapp_run_reduce(run, "host_work_s", r->s.host_work_s, MAPP_REDUCE_MAX, NULL));
   MAPP_TRY(describe_sypd(run, r));
   if (run->backend == MAPP_BACKEND_CUDA) MAPP_TRY(describe_cuda(run, r));
+  MAPP_TRY(describe_sampling(run, r));
   return mapp_run_set(run, "sync", json_boolean(r->opt.exec.sync));
 }
 
 static int crm_write(mapp_run *run, void *state, const char *path) {
   crm_run *r = state;
-  return crm_write_output(&r->s, run->mpi.comm, path, r->tend, r->rain, &run->rec);
+  return crm_write_output(&r->s, run->mpi.comm, path, r->tend, r->rain, r->answered_instances, &run->rec);
 }
 
 static void crm_destroy(void *state) {
@@ -203,6 +289,8 @@ static void crm_destroy(void *state) {
   if (!r) return;
   crm_state_free(&r->s);
   crm_columns_free(&r->columns);
+  crm_dycore_free(&r->dycore);
+  free(r->charge);
   free(r->water0);
   free(r->tend);
   free(r->rain);

@@ -13,10 +13,11 @@ typedef struct {
   long stride;  /* doubles between instances */
 } crm_output_field;
 
-static int write_all(const crm_state *s, hid_t file, const crm_output_field *fields, int n) {
+static int write_all(const crm_state *s, hid_t file, const crm_output_field *fields, int n, long answered) {
   for (int f = 0; f < n; ++f) {
-    mapp_h5_slab slab = {.ndims = fields[f].ndims + 1, .global_dims = {s->cfg.instances},
-                         .first = s->first, .count = s->g.ninst, .stride = fields[f].stride};
+    long count = s->g.ninst, first = count ? s->first : answered;
+    mapp_h5_slab slab = {.ndims = fields[f].ndims + 1, .global_dims = {answered},
+                         .first = first, .count = count, .stride = fields[f].stride};
     for (int d = 0; d < fields[f].ndims; ++d) slab.global_dims[d + 1] = fields[f].dims[d];
     MAPP_TRY(mapp_h5_write_field(file, fields[f].name, &slab, fields[f].data));
   }
@@ -33,7 +34,7 @@ static int write_attributes(const crm_state *s, hid_t file) {
 }
 
 int crm_write_output(const crm_state *s, MPI_Comm comm, const char *path, const double *tend,
-                     const double *rain, const mapp_record *rec) {
+                     const double *rain, long answered, const mapp_record *rec) {
   const crm_view *v = &s->host;
   const crm_grid *g = &s->g;
   long N = g->ninst * g->stride, M = g->ninst * g->rows, S = g->stride, R = g->rows;
@@ -57,7 +58,7 @@ int crm_write_output(const crm_state *s, MPI_Comm comm, const char *path, const 
   hid_t file;
   int status = mapp_h5_create(comm, path, &file);
   if (status == MAPP_OK) {
-    status = write_all(s, file, fields, (int)(sizeof fields / sizeof fields[0]));
+    status = write_all(s, file, fields, (int)(sizeof fields / sizeof fields[0]), answered);
     if (status == MAPP_OK) status = mapp_h5_write_provenance(file, comm, rec);
     if (status == MAPP_OK) status = write_attributes(s, file);
     int closed = mapp_h5_close(file);

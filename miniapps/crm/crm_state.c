@@ -16,7 +16,10 @@
  * domain rains within its 30 global steps, and both the dynamics' CFL and
  * the rain fall's sub-cycling engage (2 sub-cycles each). caar-2d is the
  * report's 2-D test CRM (8 x 1 x 28) on its test grid (4 x 4 x 6
- * spectral elements of 4 x 4 points: ne4, 866 columns), one CRM a column. */
+ * spectral elements of 4 x 4 points: ne4, 866 columns), one CRM a column.
+ * caar-node is one node's share at the report's scale (ne30 on 64 nodes
+ * and ne120 on 1,024 both have 759.4 columns a node: 760 CRMs, weak
+ * scaling keeps them per rank), 32 x 28 CRMs (the report's 28 levels). */
 static const crm_preset presets[] = {
     {"tiny", 16, 16, 8, 2, 5, CRM_ZTOP, CRM_PERTURB_NOISE},
     {"tiny-rain", 16, 48, 8, 30, 5, 2880.0, CRM_PERTURB_BUBBLE},
@@ -24,6 +27,7 @@ static const crm_preset presets[] = {
     {"medium", 64, 50, 64, 2, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
     {"large", 64, 50, 512, 4, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
     {"caar-2d", 8, 28, 866, 2, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
+    {"caar-node", 32, 28, 760, 2, 10, CRM_ZTOP, CRM_PERTURB_NOISE},
 };
 
 const mapp_presets crm_presets = {presets, sizeof presets / sizeof presets[0], sizeof presets[0]};
@@ -283,6 +287,19 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_e
   initial_state(s, cols);
   if (exec->backend == MAPP_BACKEND_CUDA) return crm_cuda_attach(s);
   return crm_cpu_attach(s, exec->backend == MAPP_BACKEND_OMP);
+}
+
+int crm_state_charged(const crm_config *cfg, long first, crm_state *s) {
+  memset(s, 0, sizeof *s);
+  MAPP_TRY(crm_config_check(cfg));
+  s->cfg = *cfg;
+  s->first = first;
+  s->g = (crm_grid){.nx = cfg->nx, .nz = cfg->nz, .rows = crm_rows(cfg->nz), .nk = cfg->nx / 2 + 1};
+  s->g.stride = s->g.rows * s->g.nx;
+  s->g.cstride = s->g.rows * s->g.nk;
+  s->host.g = s->g;
+  reset_counters(s);
+  return MAPP_OK;
 }
 
 /* The whole pool is zeroed as allocate's carving left it (the scratch

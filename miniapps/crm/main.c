@@ -14,6 +14,7 @@ static struct {
   double dx, dz, dt, wind;
   const char *input, *perturb, *forcing, *sounding, *cycle_group, *chunk, *sypd_at, *alloc, *memory;
   double host_work_us;
+  long sampled_ranks, dycore_exchanges;
   bool sync;
 } args = {.forcing = "on", .cycle_group = "all", .chunk = "variant", .sypd_at = "ne30/64", .alloc = "pool",
           .memory = "device"};
@@ -62,6 +63,13 @@ static const mapp_option options[] = {
     {.name = "host-work-us", .kind = MAPP_OPT_DOUBLE, .dest = &args.host_work_us, .dmin = 0, .dmax = 1e7,
      .default_text = "0",
      .help = "CPU time (us) per column per global step for the rest of the model, on the rank's thread"},
+    {.name = "dycore-exchanges", .kind = MAPP_OPT_LONG, .dest = &args.dycore_exchanges, .min = 0, .max = 100000,
+     .default_text = "0",
+     .help = "dycore halo exchanges per global step (8 neighbours, a node's patch of the --sypd-at grid)"},
+    {.name = "sampled-ranks", .kind = MAPP_OPT_LONG, .dest = &args.sampled_ranks, .min = 0, .max = 1L << 20,
+     .default_text = "0: every rank computes",
+     .help = "simulated build, weak, --cycle-group task: only these ranks compute (the answer is their weak "
+             "problem); every rank is charged their measured bursts"},
     {.name = "alloc", .kind = MAPP_OPT_CHOICE, .dest = &args.alloc, .choices = "pool|per-phase",
      .help = "cuda: scratch from one pool, or allocated and freed by each phase"},
     {.name = "memory", .kind = MAPP_OPT_CHOICE, .dest = &args.memory, .choices = "device|managed",
@@ -92,6 +100,25 @@ static int parse_chunk(const mapp_run *run, long *chunk) {
     return mapp_fail(MAPP_ERR_INPUT, "--chunk %s: percrm runs one CRM a launch; chunks are the batched variant's",
                      args.chunk);
   *chunk = n;
+  return MAPP_OK;
+}
+
+/* --sampled-ranks charges the other ranks' compute on a simulated
+ * cluster: the simulated build only; their CRMs are not computed, so no
+ * group may span them (task), and the answer is the sampled ranks' weak
+ * problem (weak). */
+static int check_sampling(mapp_run *run) {
+  if (args.sampled_ranks <= 0) return MAPP_OK;
+  if (!crm_sim_available())
+    return mapp_fail(MAPP_ERR_INPUT, "--sampled-ranks charges compute on a simulated cluster: the simulated build "
+                                     "only (cmake --preset simgrid); here every rank computes");
+  if (strcmp(run->common.scaling, "weak"))
+    return mapp_fail(MAPP_ERR_INPUT, "--sampled-ranks needs --scaling weak (the answer is the sampled ranks' weak problem)");
+  if (strcmp(args.cycle_group, "task"))
+    return mapp_fail(MAPP_ERR_INPUT, "--sampled-ranks needs --cycle-group task: a group across ranks would include "
+                                     "ranks whose CRMs are charged, not computed");
+  int weak_ranks = mapp_run_weak_ranks(run);
+  run->answer_ranks = args.sampled_ranks < weak_ranks ? (int)args.sampled_ranks : weak_ranks;
   return MAPP_OK;
 }
 
@@ -129,9 +156,14 @@ static int build_config(mapp_run *run, crm_config *cfg) {
   return MAPP_OK;
 }
 
-/* This rank's columns: read from --input or synthesised. */
+/* This rank's columns: read from --input or synthesised (none on a rank
+ * whose CRMs are charged, not computed). */
 static int load_columns(const mapp_run *run, const crm_config *cfg, crm_columns *cols) {
   mapp_range mine = mapp_split_even(cfg->instances, run->mpi.nranks, run->mpi.rank);
+  if (args.sampled_ranks > 0 && run->mpi.rank >= args.sampled_ranks) {
+    *cols = (crm_columns){.nz = cfg->nz, .first = mine.first};
+    return MAPP_OK;
+  }
   MAPP_TRY(crm_columns_alloc(cols, mine.count, cfg->nz, mine.first));
   if (args.input) return crm_columns_read(run->mpi.comm, args.input, cfg->instances, cfg->nz, cols);
   return crm_columns_synthesize(cols, sounding_kind(args.sounding), cfg->dz, args.wind);
@@ -143,8 +175,11 @@ static int setup(mapp_run *run, void **state) {
   crm_run_options opt = {.exec = {.sync = args.sync, .host_work_us = args.host_work_us,
                                   .alloc = strcmp(args.alloc, "per-phase") ? CRM_ALLOC_POOL : CRM_ALLOC_PER_PHASE,
                                   .memory = strcmp(args.memory, "managed") ? CRM_MEMORY_DEVICE : CRM_MEMORY_MANAGED},
-                         .cycle_group_all = !strcmp(args.cycle_group, "all")};
+                         .cycle_group_all = !strcmp(args.cycle_group, "all"),
+                         .sampled_ranks = args.sampled_ranks,
+                         .dycore_exchanges = args.dycore_exchanges};
   MAPP_TRY(check_combinations(run));
+  MAPP_TRY(check_sampling(run));
   MAPP_TRY(parse_chunk(run, &opt.exec.chunk));
   MAPP_TRY(crm_sypd_parse(args.sypd_at, &opt.sypd_at));
   MAPP_TRY(build_config(run, &cfg));

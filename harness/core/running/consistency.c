@@ -208,11 +208,19 @@ static job reference_job(const job *j, strv *args) {
   return ref;
 }
 
-static int reference_args(const job *j, strv *args) {
+/* The rank count whose weak problem the answer holds: the record's
+ * answer_ranks where the run says it answered only that many ranks' share
+ * (the others' work charged on a simulated cluster), else the job's. */
+static long answered_ranks(const job *j, const json_t *record) {
+  const json_t *v = json_object_get(record, "answer_ranks");
+  return json_is_integer(v) && json_integer_value(v) > 0 ? (long)json_integer_value(v) : j->ranks;
+}
+
+static int reference_args(const job *j, long weak_ranks, strv *args) {
   *args = (strv){0};
   int status = j->extra_args ? strv_extend(args, j->extra_args) : MAPP_OK;
   if (status == MAPP_OK) status = strv_push(args, "--weak-ranks");
-  if (status == MAPP_OK) status = strv_pushf(args, "%ld", j->ranks);
+  if (status == MAPP_OK) status = strv_pushf(args, "%ld", weak_ranks);
   if (status != MAPP_OK) strv_free(args);
   return status;
 }
@@ -224,10 +232,10 @@ static void remove_files(const job_files *files) {
 }
 
 /* The verdict when the reference could not answer: the answer stays unchecked. */
-static int reference_failed(const job *j, const job_files *ref_files, const job_result *ref, job_result *res) {
+static int reference_failed(long weak_ranks, const job_files *ref_files, const job_result *ref, job_result *res) {
   char verdict[64];
   job_outcome_text(ref, verdict, sizeof verdict);
-  char *reason = str_printf("the 1-rank reference (--weak-ranks %ld) failed: %s (log: %s)", j->ranks, verdict,
+  char *reason = str_printf("the 1-rank reference (--weak-ranks %ld) failed: %s (log: %s)", weak_ranks, verdict,
                             ref_files->log);
   json_t *c = reason ? json_pack("{s:s, s:s}", "status", "unavailable", "reason", reason) : NULL;
   free(reason);
@@ -240,7 +248,8 @@ int consistency_judge_weak(const harness_env *env, const job *j, const job_files
                            const execute_options *opt, bool keep_files, job_result *res) {
   if (res->exit_code != 0) return MAPP_OK; /* no answer to compare; the run has failed already */
   strv args;
-  MAPP_TRY(reference_args(j, &args));
+  long weak_ranks = answered_ranks(j, res->record);
+  MAPP_TRY(reference_args(j, weak_ranks, &args));
   job ref = reference_job(j, &args);
   job_files ref_files;
   int status = reference_files(files, &ref_files);
@@ -256,13 +265,13 @@ int consistency_judge_weak(const harness_env *env, const job *j, const job_files
   status = job_execute(env, &ref, &ref_files, &ref_opt, &ref_res);
   if (status == MAPP_OK) {
     answered = ref_res.exit_code == 0 && ref_res.outcome == OUTCOME_OK;
-    json_t *about = json_pack("{s:{s:i, s:I, s:f}}", "reference", "ranks", 1, "weak_ranks", (json_int_t)j->ranks,
+    json_t *about = json_pack("{s:{s:i, s:I, s:f}}", "reference", "ranks", 1, "weak_ranks", (json_int_t)weak_ranks,
                               "elapsed_s", ref_res.elapsed_s);
     if (!about) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     else if (answered) status = compare_answers(ref_files.output, files->output, &exact, about, res, &differs);
     else {
       json_decref(about);
-      status = reference_failed(j, &ref_files, &ref_res, res);
+      status = reference_failed(weak_ranks, &ref_files, &ref_res, res);
     }
   }
   if (status == MAPP_OK && answered && !differs && !keep_files) remove_files(&ref_files);
