@@ -266,6 +266,12 @@ probe_app_specific() {
     [ -n "$MPIEXEC" ] && probe "mapp-crm -np 4 more ranks than CRMs" -- "$MPIEXEC" -np 4 "$c" --instances 2
     probe "mapp-crm sizes whose product is beyond memory" -- "$c" --instances 100000000 --nx 100000 --nz 1000
     probe "mapp-crm a CRM beyond index range" -- "$c" --instances 4 --nx 1073741824 --nz 1073741824
+    probe "mapp-crm --chunk on percrm" -- "$c" --size tiny --variant percrm --chunk 16
+    probe "mapp-crm --chunk not a count" -- "$c" --size tiny --chunk 1.5
+    probe "mapp-crm --sypd-at without nodes" -- "$c" --size tiny --sypd-at ne30
+    probe "mapp-crm --alloc on a CPU backend" -- "$c" --size tiny --backend serial --alloc per-phase
+    probe "mapp-crm --memory on a CPU backend" -- "$c" --size tiny --backend omp --memory managed
+    probe "mapp-crm --sampled-ranks natively" -- "$c" --size tiny --scaling weak --cycle-group task --sampled-ranks 1
   fi
   if [ -x "$BIN/mapp-stencil" ]; then
     probe "mapp-stencil --nx/--ny 1073741824 (beyond memory)" -- "$BIN/mapp-stencil" --nx 1073741824 --ny 1073741824
