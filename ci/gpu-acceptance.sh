@@ -96,6 +96,7 @@ require_device() {
   smi_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
   [ -n "$smi_name" ] && dev_name=$smi_name
   dev_driver=${dev_driver:-unknown (no nvidia-smi)}
+  dev_count=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
 }
 
 describe_host() {
@@ -338,6 +339,47 @@ PY
   done
 }
 
+# The node-equivalent ratio and ranks per GPU (harness/sweeps/crm-node.yaml
+# as this node can run it within the budget): 760 large CRMs on all the
+# node's cores (every rank a core, or one rank of every core's thread: the
+# better stands for the CPU) and on its GPU with 1, 2, 4, 6 and 8 ranks
+# sharing it, each with --host-work-us 100 (the rest of the model on the
+# host). The ratio is the best GPU row over the CPU's, on this node; the
+# node's cores over its GPUs is what shares one GPU (Summit: 7).
+run_crm_node() {
+  local cores name json rc args mpiexec
+  cores=$(nproc)
+  mpiexec=$(command -v mpirun || echo "$bin/mpirun")
+  if [ "$cpu" = 1 ]; then record crm_node.tsv "(none)" "-" "-" "-" "cuda only: not run on the CPU stand-in"; return; fi
+  mkdir -p "$work/crm-node"
+  local common=(--size large --instances 760 --steps 1 --host-work-us 100 --min-time 1)
+  for name in cpu-ranks cpu-threads gpu-1 gpu-2 gpu-4 gpu-6 gpu-8; do
+    case $name in
+      cpu-ranks) args=("$mpiexec" --oversubscribe -np "$cores" "$bin/mapp-crm" --backend omp --threads 1) ;;
+      cpu-threads) args=("$bin/mapp-crm" --backend omp --threads "$cores") ;;
+      gpu-*) args=("$mpiexec" --oversubscribe -np "${name#gpu-}" "$bin/mapp-crm" --backend cuda) ;;
+    esac
+    json=$work/crm-node/$name.json
+    run_step "crm-node-$name" 120 "${args[@]}" "${common[@]}" --result "$json"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      record crm_node.tsv "$name" "${args[*]:1}" "-" "-" "$(step_failure "$rc" "the run")"
+      failures=$((failures + 1))
+      continue
+    fi
+    python3 - "$json" "$name" "${args[*]:1}" >>"$work/crm_node.tsv" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print("\t".join([sys.argv[2], sys.argv[3], "%.4g" % r["fom"]["value"], "%.3g" % r["app_data"]["sypd"], "ok"]))
+PY
+  done
+  awk -F'\t' -v cores="$cores" -v gpus="$dev_count" '
+    $5 == "ok" && $1 ~ /^cpu/ && $3 > cpu { cpu = $3; c = $1 }
+    $5 == "ok" && $1 ~ /^gpu/ && $3 > gpu { gpu = $3; g = $1 }
+    END { if (cpu && gpu) printf "ratio\t%s over %s, %s cores a GPU\t%.3g\t-\tnode-equivalent (the report: 8.1x, 7 cores a GPU)\n", g, c, cores / (gpus ? gpus : 1), gpu / cpu
+          else printf "ratio\t-\t-\t-\tmissing: a side did not run\n" }' "$work/crm_node.tsv" >>"$work/crm_node.tsv"
+}
+
 # ---------------------------------------------------------------- report
 
 write_markdown() {
@@ -370,6 +412,12 @@ write_markdown() {
     echo "| configuration | flags | column-steps/s | launches / CRM step | host syncs / CRM step | result |"
     echo "|---|---|---|---|---|---|"
     awk -F'\t' '{ printf "| %s | `%s` | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$work/crm_async.tsv"
+    echo
+    echo "## crm: the node-equivalent ratio and ranks per GPU (760 large CRMs, --host-work-us 100)"
+    echo
+    echo "| run | command | column-steps/s | SYPD (ne30/64, CRM only) | result |"
+    echo "|---|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$work/crm_node.tsv"
     echo
     echo "## cuda-labelled ctest tests"
     echo
@@ -410,6 +458,7 @@ write_json() {
       "$(json_string "$dev_driver_cuda")" "$(json_string "$dev_cuda")"
     printf '"goals":%s,' "$(tsv_to_json "$work/goals.tsv" id app what metric value op goal status rows)"
     printf '"answers":%s,' "$(tsv_to_json "$work/answers.tsv" app label command model why result)"
+    printf '"crm_node":%s,' "$(tsv_to_json "$work/crm_node.tsv" run command fom sypd result)"
     printf '"crm_async":%s,' "$(tsv_to_json "$work/crm_async.tsv" configuration flags fom launches_per_crm_step host_syncs_per_crm_step result)"
     printf '"tests":%s}\n' "$(tsv_to_json "$work/tests.tsv" name result seconds log)"
   } >"$out/acceptance.json"
@@ -438,6 +487,7 @@ main() {
   : >"$work/tests.tsv"
   : >"$work/goals.tsv"
   : >"$work/crm_async.tsv"
+  : >"$work/crm_node.tsv"
   not_run=0
   step_deadline=$((deadline - bench_reserve))
   run_answers
@@ -445,6 +495,7 @@ main() {
   step_deadline=$deadline
   run_benches
   run_crm_async
+  run_crm_node
   evaluate_goals
   exit_code=$([ $failures -eq 0 ] && echo 0 || echo 1)
   write_markdown

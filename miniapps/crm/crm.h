@@ -311,7 +311,7 @@ typedef struct {
   crm_run_options opt;
   crm_dycore dycore;
   /* --sampled-ranks: this rank only charges (no CRM state), the charge of
-   * each global step (the median of the sampled ranks' measured bursts),
+   * each global step (the fastest of the sampled ranks' measured bursts),
    * and the answer's extent (the sampled ranks' CRMs). */
   bool charged;
   double *charge;
