@@ -29,12 +29,7 @@ simulate() { # RANKS ARGS...
   shift
   "$src/envs/sim/smpirun-wrapper.sh" -np "$n" --platform fattree-edr-1024.xml "$sim" "${case_args[@]}" "$@"
 }
-same() { # A B: every dataset of A bit for bit in B
-  local d
-  for d in $(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}'); do
-    h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }
-  done
-}
+. "$src/miniapps/common/tests/answers.sh"
 simulate 16 --sampled-ranks 2 --dycore-exchanges 4 --output s16.h5 --result s16.json || fail "16 simulated ranks: exit $?"
 simulate 1 --sampled-ranks 2 --weak-ranks 2 --dycore-exchanges 4 --output s1.h5 || fail "the 1-rank reference: exit $?"
 mpirun -q -np 2 --oversubscribe "$native" "${case_args[@]}" --output n2.h5 || fail "the native 2-rank run: exit $?"

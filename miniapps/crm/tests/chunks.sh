@@ -13,16 +13,11 @@ bin=$MAPP_BIN_DIR/mapp-crm
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../../common/tests/answers.sh"
 run() { # RANKS ARGS...: mapp-crm quietly
   local ranks=$1
   shift
-  if [ "$ranks" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$ranks" --oversubscribe "$bin" --quiet "$@"; fi
-}
-same() { # A B: every dataset of A bit for bit equal in B
-  local d datasets
-  datasets=$(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}')
-  [ -n "$datasets" ] || { echo "no datasets in $1"; return 1; }
-  for d in $datasets; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
+  on_ranks "$ranks" "$bin" --quiet "$@"
 }
 chunk_of() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['app_data']['chunk'])" "$1"; }
 case_args=(--size tiny --instances 300 --nx 8 --nz 8)

@@ -13,15 +13,8 @@ bin=$MAPP_BIN_DIR/mapp-crm
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMP_WAIT_POLICY=passive
 fail() { echo "FAIL: $*"; exit 1; }
-run() { # mapp-crm quietly on $ranks ranks
-  if [ "$ranks" -eq 1 ]; then "$bin" --quiet "$@"; else mpirun -q -np "$ranks" --oversubscribe "$bin" --quiet "$@"; fi
-}
-same() { # A B: every dataset of A bit for bit equal in B
-  local d datasets
-  datasets=$(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}')
-  [ -n "$datasets" ] || { echo "no datasets in $1"; return 1; }
-  for d in $datasets; do h5diff -q "$1" "$2" "$d" "$d" >/dev/null || { echo "dataset $d differs: $1 $2"; return 1; }; done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../../common/tests/answers.sh"
+run() { on_ranks "$ranks" "$bin" --quiet "$@"; } # mapp-crm quietly on $ranks ranks
 # repeated NAME ARGS... (min_time_repeat.sh): ARGS with --min-time, the answer
 # against ref.h5, the timed phase repeated.
 run_case() { run "$@"; }
