@@ -234,7 +234,14 @@ def check_command(root, execs, tops, n, cmd):
     problems = []
     first = words[0]
     m = re.match(r"^(?:\./)?(build[A-Za-z0-9_-]*)/bin/([A-Za-z0-9_.+-]+)$", first)
-    if m:
+    venv = re.match(r"^(?:\./)?build[A-Za-z0-9_-]*/([a-z0-9-]+-venv)/bin/[A-Za-z0-9_.+-]+$", first)
+    if venv:
+        # a virtual environment a project script makes (ci/NAME.sh): the
+        # script must exist, the venv need not (a plain build has none yet)
+        maker = os.path.join("ci", venv.group(1) + ".sh")
+        if not os.path.isfile(os.path.join(root, maker)):
+            problems.append("%d: %s: no %s makes this virtual environment" % (n, first, maker))
+    elif m:
         if m.group(2) not in execs:
             problems.append("%d: %s: the build makes no %s (no CMake executable of that name)"
                             % (n, first, m.group(2)))
@@ -329,6 +336,8 @@ def self_test():
         "a missing argument path": ("README.md", RUNNABLE_MARK + "\n```\nci/go.sh harness/gone.yaml\n```\n",
                                     "harness/gone.yaml: no such file"),
         "a README too large": ("README.md", "x" * 300 + "\n", "more than"),
+        "a venv no script makes": ("README.md", RUNNABLE_MARK + "\n```\nbuild/gone-venv/bin/python x.py\n```\n",
+                                   "no ci/gone-venv.sh makes"),
     }
     failures = []
     for what, (page, text, expect) in sorted(plants.items()):
