@@ -222,6 +222,10 @@ def split_commands(block_lines):
     return out
 
 
+# The virtual environments project scripts make (default: ci/NAME.sh for build/NAME).
+VENV_MAKERS = {"peers-venv": "peer-venv.sh"}
+
+
 def check_command(root, execs, tops, n, cmd):
     try:
         words = shlex.split(cmd)
@@ -238,7 +242,7 @@ def check_command(root, execs, tops, n, cmd):
     if venv:
         # a virtual environment a project script makes (ci/NAME.sh): the
         # script must exist, the venv need not (a plain build has none yet)
-        maker = os.path.join("ci", venv.group(1) + ".sh")
+        maker = os.path.join("ci", VENV_MAKERS.get(venv.group(1), venv.group(1) + ".sh"))
         if not os.path.isfile(os.path.join(root, maker)):
             problems.append("%d: %s: no %s makes this virtual environment" % (n, first, maker))
     elif m:
