@@ -104,143 +104,6 @@ static void stream_fence(void) {
 #endif
 }
 
-/* Rows of the update along z (contiguous), one function per stencil
- * radius and dimension, so the radius loop unrolls and the row vectorises
- * with the stencil's weights and shape known. Each point is snap_update,
- * the same expression in the same order whatever the vector width (its
- * fused multiply-adds are explicit fma calls, and nothing else is
- * contracted: ISO C's default here), so every clone gives the same bits.
- * The AVX-512 clone, else the FMA one (AVX with FMA3: 256-bit), is chosen
- * at load time where the CPU has it (GCC's target_clones); the default
- * clone runs everywhere else, with the C library's fma (correct, slow).
- * Against a multiply and an add, the fused step took 10-25 % less time
- * per forward step (space order 8, 2-D 600 x 200 and 3-D 100^3, 1 thread,
- * the minima of 5 repetitions in 3 interleaved rounds of
- * `mapp-snapshots-bench`).
- * The 3-D rows have no AVX-512 clone: on the Xeon VM the 256-bit FMA
- * clone's forward took 0.47-0.50 s where the AVX-512 one took 0.59-0.75
- * (3-D 100^3, 150 steps, space order 8, 1 thread, each run's fastest of
- * 1.5 s of passes, 4 alternating rounds; a second set: 0.61-0.69 against
- * 0.68-0.97). In 2-D neither width led in the same rounds.
- * Where the CPU has AVX-512, the whole vectors of a row run by the kernels
- * of snap_cpu_avx512.c instead (the z neighbours shifted in registers,
- * not loaded again: 2-D 1.3x faster a step); these clones take the rest
- * (a row's last points when it is not whole vectors) and every CPU
- * without it. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MAPP_NO_TARGET_CLONES)
-#define SNAP_ROW_CLONES __attribute__((target_clones("avx512f", "fma", "default")))
-#define SNAP_ROW_CLONES_3D __attribute__((target_clones("fma", "default")))
-#else
-#define SNAP_ROW_CLONES
-#define SNAP_ROW_CLONES_3D
-#endif
-
-/* The update of n points of a row in place (row_fn, snap_cpu_rows.h):
- * each point reads its own old value before writing it and no other point
- * reads it, so a step streams one field less than writing a third array
- * would (no read for ownership of a line only the write needs). Each
- * kernel comes twice: DAMPED, and for the points where the damping is 0
- * (most of the grid), the update without r (snap_update_undamped: the
- * same bits, two operations fewer of about 22 at space order 8, and no
- * damping read). */
-#define SNAP_POINT(DAMPED, CUR, PREV, Z, S0, S1, RADIUS, W, DAMPING, INV_A)                                         \
-  ((DAMPED) ? snap_update(CUR, PREV, Z, S0, S1, 1, RADIUS, W, snap_ratio((DAMPING)[Z], (INV_A)[Z]), (INV_A)[Z])       \
-            : snap_update_undamped(CUR, PREV, Z, S0, S1, 1, RADIUS, W, (INV_A)[Z]))
-
-#define SNAP_ROW(NAME, RADIUS, THREE_D, CLONES, DAMPED)                                                            \
-  CLONES static void NAME(double *restrict field, const double *restrict cur,                                      \
-                          const double *restrict damping, const double *restrict inv_a, long n, long s0,           \
-                          long s1, const double *restrict w) {                                                     \
-    double wk[SNAP_MAX_RADIUS + 1];                                                                                \
-    for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                       \
-    const long sy = (THREE_D) ? s1 : 0;                                                                            \
-    if ((THREE_D) && sy == 0) __builtin_unreachable(); /* a 3-D grid's y stride: folds the kernel's 2-D test */    \
-    for (long z = 0; z < n; z++) field[z] = SNAP_POINT(DAMPED, cur, field, z, s0, sy, RADIUS, wk, damping, inv_a); \
-  }
-/* row_SHAPE (damped) and calm_SHAPE (undamped). */
-#define SNAP_ROWS(SHAPE, RADIUS, THREE_D, CLONES)                                                                  \
-  SNAP_ROW(row_##SHAPE, RADIUS, THREE_D, CLONES, 1)                                                                \
-  SNAP_ROW(calm_##SHAPE, RADIUS, THREE_D, CLONES, 0)
-SNAP_ROWS(r1_2d, 1, 0, SNAP_ROW_CLONES)
-SNAP_ROWS(r2_2d, 2, 0, SNAP_ROW_CLONES)
-SNAP_ROWS(r4_2d, 4, 0, SNAP_ROW_CLONES)
-SNAP_ROWS(r1_3d, 1, 1, SNAP_ROW_CLONES_3D)
-SNAP_ROWS(r2_3d, 2, 1, SNAP_ROW_CLONES_3D)
-SNAP_ROWS(r4_3d, 4, 1, SNAP_ROW_CLONES_3D)
-
-/* Two neighbouring 2-D rows (x and x + 1, `pair` apart) at once, in place
- * in `a` and `b` (separate pointers: the adjoint computes into L1
- * buffers). They share the loads of the rows between them (6 of a row's 9
- * along x at space order 8): 1.15-1.2x faster than a row at a time, in L1.
- * In 3-D, pairs of y rows were 1.15-1.3x slower than single rows (more
- * streams in flight than the prefetchers follow), so 3-D runs rows alone. */
-#define SNAP_ROW_PAIR(NAME, RADIUS, DAMPED)                                                                        \
-  SNAP_ROW_CLONES static void NAME(double *restrict a, double *restrict b, const double *restrict cur,             \
-                                   const double *restrict damping_a, const double *restrict damping_b,            \
-                                   const double *restrict inv_a, long pair, long n, long s0,                      \
-                                   const double *restrict w) {                                                    \
-    double wk[SNAP_MAX_RADIUS + 1];                                                                               \
-    for (int r = 0; r <= SNAP_MAX_RADIUS; r++) wk[r] = w[r];                                                      \
-    const double *restrict cur_b = cur + pair, *restrict inv_a_b = inv_a + pair;                                  \
-    for (long z = 0; z < n; z++) {                                                                                \
-      a[z] = SNAP_POINT(DAMPED, cur, a, z, s0, 0, RADIUS, wk, damping_a, inv_a);                                  \
-      b[z] = SNAP_POINT(DAMPED, cur_b, b, z, s0, 0, RADIUS, wk, damping_b, inv_a_b);                              \
-    }                                                                                                             \
-  }
-/* rows_rR_2d (damped) and calm_rows_rR_2d (undamped). */
-#define SNAP_ROW_PAIRS(RADIUS)                                                                                     \
-  SNAP_ROW_PAIR(rows_r##RADIUS##_2d, RADIUS, 1)                                                                    \
-  SNAP_ROW_PAIR(calm_rows_r##RADIUS##_2d, RADIUS, 0)
-SNAP_ROW_PAIRS(1)
-SNAP_ROW_PAIRS(2)
-SNAP_ROW_PAIRS(4)
-
-/* The kernels of a grid's radius and dimension (no pairs in 3-D), [0]
- * damped, [1] undamped; the AVX-512 ones for the whole vectors of the
- * rows where the CPU has them (NULL otherwise): 3-D rows, 2-D pairs. */
-typedef struct {
-  row_fn one[2], wide_one[2];
-  row_pair_fn two[2], wide_two[2];
-} row_kernels;
-
-static row_kernels kernels_for(const snap_grid *g) {
-  static const row_fn ones[2][2][3] = {{{row_r1_2d, row_r2_2d, row_r4_2d}, {row_r1_3d, row_r2_3d, row_r4_3d}},
-                                       {{calm_r1_2d, calm_r2_2d, calm_r4_2d}, {calm_r1_3d, calm_r2_3d, calm_r4_3d}}};
-  static const row_pair_fn twos[2][3] = {{rows_r1_2d, rows_r2_2d, rows_r4_2d},
-                                         {calm_rows_r1_2d, calm_rows_r2_2d, calm_rows_r4_2d}};
-  int r = g->radius == 1 ? 0 : g->radius == 2 ? 1 : 2, d = g->dims == 3;
-  row_kernels k;
-  for (int calm = 0; calm < 2; calm++) {
-    k.one[calm] = ones[calm][d][r], k.two[calm] = d ? NULL : twos[calm][r];
-    k.wide_one[calm] = d ? snap_wide_row_3d(g->radius, !calm) : NULL;
-    k.wide_two[calm] = d ? NULL : snap_wide_row_pair_2d(g->radius, !calm);
-  }
-  return k;
-}
-
-/* The imaging condition along a row (snap_image per point), and the zfp
- * bound's sum of |second difference| where asked. */
-SNAP_ROW_CLONES static void image_row(double *restrict grad, const double *restrict u, const double *restrict next,
-                                      const double *restrict cur, const double *restrict prev, long n) {
-  for (long z = 0; z < n; z++) grad[z] += snap_image(u[z], next[z], cur[z], prev[z]);
-}
-
-static void abs_d2_row(double *abs_d2, const double *next, const double *cur, const double *prev, long n) {
-  for (long z = 0; z < n; z++) abs_d2[z] += __builtin_fabs(next[z] - 2.0 * cur[z] + prev[z]);
-}
-
-/* image_row for a step in place, and the new values written over the old
- * in the same pass: `field` holds u^{k-2} and receives `next`. */
-SNAP_ROW_CLONES static void image_row_in_place(double *restrict grad, const double *restrict u,
-                                               const double *restrict next, const double *restrict cur,
-                                               double *restrict field, long n) {
-  for (long z = 0; z < n; z++) {
-    double value = next[z];
-    grad[z] += snap_image(u[z], value, cur[z], field[z]);
-    field[z] = value;
-  }
-}
-
 /* A row's sources within [from, from + n) of the padded field, injected
  * into `out`, which holds those n points. */
 static void inject_row_sources(const snap_row_sources *s, long row, const snap_coeffs *k, double *out, long from,
@@ -279,7 +142,7 @@ typedef struct {
   const double *cur, *prev;
   double *snapshot;
   const row_image *image;
-  row_kernels update;
+  snap_row_kernels update;
   const snap_row_sources *sources; /* injected into each row as it is computed (NULL: none) */
   const double *values;            /* their values */
 } step_job;
@@ -295,11 +158,11 @@ static void finish_row(const step_job *job, long row, long p, long zb, long n, d
   if (job->sources) inject_row_sources(job->sources, row, job->k, out, p, n, job->values);
   if (image) {
     const double *u = image->snapshot + row * n2 + zb;
-    if (image->abs_d2) abs_d2_row(image->abs_d2 + p, out, job->cur + p, job->prev + p, n);
+    if (image->abs_d2) snap_abs_d2_row(image->abs_d2 + p, out, job->cur + p, job->prev + p, n);
     if (job->next == job->prev) {
-      image_row_in_place(image->grad + p, u, out, job->cur + p, job->next + p, n);
+      snap_image_row_in_place(image->grad + p, u, out, job->cur + p, job->next + p, n);
     } else {
-      image_row(image->grad + p, u, out, job->cur + p, job->prev + p, n);
+      snap_image_row(image->grad + p, u, out, job->cur + p, job->prev + p, n);
       memcpy(job->next + p, out, sizeof(double) * (size_t)n);
     }
   }
@@ -422,7 +285,7 @@ static void step_rows(const snap_grid *g, const snap_coeffs *k, double *next, co
                       double *snapshot, const snap_row_sources *sources, const double *values,
                       const row_image *image) {
   const step_job job = {.g = g, .k = k, .next = next, .cur = cur, .prev = prev, .snapshot = snapshot,
-                        .image = image, .update = kernels_for(g), .sources = sources, .values = values};
+                        .image = image, .update = snap_cpu_kernels_for(g), .sources = sources, .values = values};
   const bool three_d = g->dims == 3;
   const long block = three_d ? rows_per_y_block(g) : 1;
   const long blocks = three_d ? (g->n[1] + block - 1) / block : 1, planes = three_d ? g->n[0] : (g->n[0] + 1) / 2;
@@ -525,7 +388,7 @@ static long behind(long y, long shift, long ny) { return y == ny ? ny : y > shif
  * slab's edge: those units of step k + 1 wait for a barrier, after which
  * every unit of step k is done. */
 static void cpu_step_pair(const snap_grid *g, const snap_coeffs *k, double *a, double *b, const snap_step_pair *io) {
-  const row_kernels update = kernels_for(g);
+  const snap_row_kernels update = snap_cpu_kernels_for(g);
   const row_image images[2] = {{.snapshot = io->imaged[0], .grad = io->grad, .abs_d2 = io->abs_d2},
                                {.snapshot = io->imaged[1], .grad = io->grad, .abs_d2 = io->abs_d2}};
   const step_job first = {.g = g, .k = k, .next = a, .cur = b, .prev = a, .snapshot = io->snapshot[0],
@@ -607,8 +470,8 @@ static int cpu_image(const snap_grid *g, double *grad, const double *snapshot, c
     for (long j = 0; j < g->n[1]; j++) {
       long row = snap_index(g, i, j, 0);
       const double *u = snapshot + (i * g->n[1] + j) * g->n[2];
-      image_row(grad + row, u, next + row, cur + row, prev + row, g->n[2]);
-      if (abs_d2) abs_d2_row(abs_d2 + row, next + row, cur + row, prev + row, g->n[2]);
+      snap_image_row(grad + row, u, next + row, cur + row, prev + row, g->n[2]);
+      if (abs_d2) snap_abs_d2_row(abs_d2 + row, next + row, cur + row, prev + row, g->n[2]);
     }
   return MAPP_OK;
 }
@@ -619,7 +482,7 @@ static int cpu_copy(const snap_grid *g, const double *from, double *to) {
 }
 
 static const char *cpu_kernels(const snap_grid *g) {
-  row_kernels k = kernels_for(g);
+  snap_row_kernels k = snap_cpu_kernels_for(g);
   return k.wide_one[0] || k.wide_two[0] ? "avx512" : "portable";
 }
 

@@ -1,10 +1,13 @@
-/* The host backend's row kernels (snap_cpu.c): the update of n points of
- * a row along z, in place, each point snap_update (snap_kernel.h) in its
- * order, whatever the kernel's vector width. */
+/* The host backend's row kernels (snap_cpu_kernels.c, snap_cpu_avx512.c,
+ * walked by snap_cpu.c): the update of n points of a row along z, in
+ * place, each point snap_update (snap_kernel.h) in its order, whatever the
+ * kernel's vector width. */
 #ifndef SNAP_CPU_ROWS_H
 #define SNAP_CPU_ROWS_H
 
 #include <stdbool.h>
+
+#include "snapshots.h"
 
 /* The update of n points of a row in place: `field` holds u^{k-2} there
  * and receives u^k; `damping` is the row's eta/dt (snap_fill_layer), from
@@ -28,5 +31,23 @@ typedef void (*row_pair_fn)(double *restrict a, double *restrict b, const double
 #define SNAP_WIDE 8 /* doubles per AVX-512 vector */
 row_fn snap_wide_row_3d(int radius, bool damped);
 row_pair_fn snap_wide_row_pair_2d(int radius, bool damped);
+
+/* The kernels of a grid's radius and dimension (no pairs in 3-D), [0]
+ * damped, [1] undamped; the AVX-512 ones for the whole vectors of the
+ * rows where the CPU has them (NULL otherwise): 3-D rows, 2-D pairs. */
+typedef struct {
+  row_fn one[2], wide_one[2];
+  row_pair_fn two[2], wide_two[2];
+} snap_row_kernels;
+snap_row_kernels snap_cpu_kernels_for(const snap_grid *g);
+
+/* The imaging condition along a row (snap_image per point) into grad; in
+ * place, the new values `next` also written over u^{k-2} in `field` in the
+ * same pass; and the zfp bound's sum of |second difference| where asked. */
+void snap_image_row(double *restrict grad, const double *restrict u, const double *restrict next,
+                    const double *restrict cur, const double *restrict prev, long n);
+void snap_image_row_in_place(double *restrict grad, const double *restrict u, const double *restrict next,
+                             const double *restrict cur, double *restrict field, long n);
+void snap_abs_d2_row(double *abs_d2, const double *next, const double *cur, const double *prev, long n);
 
 #endif
