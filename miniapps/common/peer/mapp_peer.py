@@ -414,3 +414,75 @@ def contract_main(prog, argv, parse, list_json, configure, one_rank_why, start, 
         return start(values, config)
 
     return run_main(prog, body)
+
+
+class CompilerOutput:
+    """The compilers' chatter (a JIT's builds print warnings on the
+    process's stdout and stderr) into a log file, so a run prints its
+    summary line only; a failed build's error line names the log."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.makedirs(os.path.dirname(self.log), exist_ok=True)
+        self.fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.saved = (os.dup(1), os.dup(2))
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        return self
+
+    def __exit__(self, kind, value, tb):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        for fd in (*self.saved, self.fd):
+            os.close(fd)
+        if kind is not None and issubclass(kind, Exception) and not isinstance(value, Refusal):
+            first = (str(value).strip().splitlines() or [""])[0]
+            raise Refusal(f"{type(value).__name__}: {first} (the compilers' output: {self.log})", EXIT_SYSTEM) \
+                from value
+        return False
+
+
+def dims_create(n):
+    """MPI_Dims_create(n, 2): the most balanced factors, larger first."""
+    best = (n, 1)
+    for a in range(1, int(math.isqrt(n)) + 1):
+        if n % a == 0:
+            best = (n // a, a)
+    return best
+
+
+def finish_run(prog, peer, out, summary):
+    """The end of a peer's run: its answer written where --output asks, its
+    record written (--result), and unless --quiet the line summary(record)
+    with the repeats and warnings; the exit code (EXIT_VERIFY when the
+    verification failed)."""
+    if out:
+        peer.write_output(out)
+    rec = peer.record()
+    write_record(peer.values["result"], rec)
+    if not peer.values["quiet"]:
+        print(summary(rec))
+        print_repeats_and_warnings(prog, rec, peer.timing)
+    return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
+
+
+def peer_main(prog, argv, parse, list_json, refuse_unhonoured, make_config, peer_class, one_rank_why, check=None):
+    """contract_main for a peer class: the configuration after refusing what
+    the peer cannot honour, then peer_class(values, config, the command line
+    as launched).run()."""
+    prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
+
+    def configure(values, given):
+        refuse_unhonoured(values, given)
+        return make_config(values, given)
+
+    def start(values, config):
+        return peer_class(values, config, [prog_path] + list(argv)).run()
+
+    return contract_main(prog, argv, parse, list_json, configure, one_rank_why, start, check=check)

@@ -39,9 +39,9 @@ import sys
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, EXIT_VERIFY, FLAG, LONG, SIZE, STRING, Refusal, attr_string, disturb_sample,
-    disturbance, git_revision, machine_json, check_writable, common_options, contract_main, mem_available, now, opt,
-    parse_line as parse_options, print_help, print_repeats_and_warnings, system_errno, utc_now, write_record)
+    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, Refusal, attr_string, disturb_sample, disturbance, finish_run,
+    git_revision, machine_json, check_writable, common_options, mem_available, now, opt, parse_line as parse_options,
+    peer_main, print_help, system_errno, utc_now)
 
 PROG = "mapp-snapshots-devito"
 APP = "snapshots-devito"
@@ -567,30 +567,18 @@ class Peer:
         self.phases["setup"] = now() - t0
         self.compute()
         self.verify()
-        if out:
-            self.write_output(out)
-        rec = self.record()
-        write_record(self.values["result"], rec)
-        if not self.values["quiet"]:
-            print(f"{APP} memory/{self.backend} n=1 t={self.threads} {self.c['size']}: {rec['fom']['value']:.4g} "
-                  f"point-updates/s, compute {self.compute_s:.4g} s (forward {self.forward_s:.4g} s, adjoint "
-                  f"{self.adjoint_s:.4g} s), wall {rec['wall_s']:.4g} s, verify {rec['verification']['status']}")
-            print_repeats_and_warnings(PROG, rec, self.timing)
-        return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
+
+        def summary(rec):
+            return (f"{APP} memory/{self.backend} n=1 t={self.threads} {self.c['size']}: {rec['fom']['value']:.4g} "
+                    f"point-updates/s, compute {self.compute_s:.4g} s (forward {self.forward_s:.4g} s, adjoint "
+                    f"{self.adjoint_s:.4g} s), wall {rec['wall_s']:.4g} s, verify {rec['verification']['status']}")
+
+        return finish_run(PROG, self, out, summary)
 
 
 def main(argv):
-    prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
-
-    def configure(values, given):
-        refuse_unhonoured(values, given)
-        return make_config(values, given)
-
-    def start(values, config):
-        return Peer(values, config, [prog_path] + list(argv)).run()
-
-    return contract_main(PROG, argv, parse_line, list_json, configure,
-                         "the Devito peer runs on one rank (Devito's MPI mode is not set up here)", start, check=check_config)
+    return peer_main(PROG, argv, parse_line, list_json, refuse_unhonoured, make_config, Peer,
+                     "the Devito peer runs on one rank (Devito's MPI mode is not set up here)", check=check_config)
 
 
 if __name__ == "__main__":

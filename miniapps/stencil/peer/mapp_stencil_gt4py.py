@@ -35,11 +35,12 @@ import sys
 
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
+from sw_physics import (  # noqa: E402
+    BETA, F0, GEOSTROPHIC_BOUND, MASS_BOUND, SPACING, arguments, c_order_sum, initial_state)
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, EXIT_SYSTEM, EXIT_VERIFY, FLAG, LONG, SIZE, STRING, Refusal, attr_string,
-    disturb_sample, disturbance, git_revision, machine_json, check_writable, common_options, contract_main,
-    mem_available, now, opt, parse_line as parse_options, print_help, print_repeats_and_warnings, system_errno,
-    utc_now, write_record)
+    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, CompilerOutput, Refusal, attr_string, disturb_sample,
+    dims_create, disturbance, finish_run, git_revision, machine_json, check_writable, common_options, mem_available, now, opt,
+    parse_line as parse_options, peer_main, print_help, system_errno, utc_now)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -153,15 +154,6 @@ def refuse_unhonoured(values, given):
         raise Refusal("--min-time with --variant build: a build runs no step, so there is nothing to time")
 
 
-def dims_create(n):
-    """MPI_Dims_create(n, 2): the most balanced factors, larger first."""
-    best = (n, 1)
-    for a in range(1, int(math.isqrt(n)) + 1):
-        if n % a == 0:
-            best = (n // a, a)
-    return best
-
-
 # ------------------------------------------------------------------ the case
 
 def make_config(values, given):
@@ -196,60 +188,6 @@ def make_config(values, given):
     return dict(nx=nx, ny=ny, nt=nt, case=case, size="custom" if custom_size else values["size"])
 
 
-# ------------------------------------------------------------------ physics
-# stencil_physics_shallow_water.c: a depth bump on a beta plane with walls.
-
-MEAN_DEPTH, GRAVITY, SPACING, F0, BETA, DAMPING = 100.0, 9.81, 1.0e5, 1.0e-4, 2.0e-12, 0.02
-MASS_BOUND, GEOSTROPHIC_BOUND = 1e-12, 0.05
-
-
-def arguments(cfl):
-    c = math.sqrt(GRAVITY * MEAN_DEPTH)
-    dt = cfl * SPACING / c
-    return {"dt": dt, "rdx": 1.0 / SPACING, "rdy": 1.0 / SPACING, "g": GRAVITY, "nu": DAMPING * SPACING * SPACING / dt}
-
-
-def bump_depth(nx, ny, amplitude, x, y):
-    cx, cy = 0.5 * nx, 0.5 * ny
-    sigma = 0.1 * min(nx, ny)
-    r2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
-    return MEAN_DEPTH * (1.0 + amplitude * math.exp(-0.5 * r2 / (sigma * sigma)))
-
-
-def coriolis_at(ny, y_cells):
-    return F0 + BETA * (y_cells - 0.5 * ny) * SPACING
-
-
-def initial_state(np, nx, ny, init, amplitude):
-    """h, u, v (ny x nx, [j][i]) from global indices, libm's exp as the C's."""
-    h = np.empty((ny, nx))
-    u = np.zeros((ny, nx))
-    v = np.zeros((ny, nx))
-    for j in range(ny):
-        y = j + 0.5
-        row = h[j]
-        for i in range(nx):
-            row[i] = MEAN_DEPTH if init == "rest" else bump_depth(nx, ny, amplitude, i + 0.5, y)
-    if init == "geostrophic":
-        for j in range(ny):
-            y, ys = j + 0.5, float(j)
-            for i in range(nx):
-                x, xw = i + 0.5, float(i)
-                dhdy = (bump_depth(nx, ny, amplitude, xw, y + 0.5) - bump_depth(nx, ny, amplitude, xw, y - 0.5)) \
-                    / SPACING
-                dhdx = (bump_depth(nx, ny, amplitude, x + 0.5, ys) - bump_depth(nx, ny, amplitude, x - 0.5, ys)) \
-                    / SPACING
-                u[j, i] = 0.0 if i == 0 else -GRAVITY * dhdy / coriolis_at(ny, y)
-                v[j, i] = 0.0 if j == 0 else GRAVITY * dhdx / coriolis_at(ny, ys)
-    return h, u, v
-
-
-def c_order_sum(np, a):
-    """The sum of a row by row, as the app's stencil_reduce adds (in order)."""
-    flat = np.ascontiguousarray(a).ravel()
-    return float(np.cumsum(flat)[-1]) if flat.size else 0.0
-
-
 # ------------------------------------------------------------------ machine
 
 def compiler_version():
@@ -281,38 +219,6 @@ def list_json():
 
 
 # ------------------------------------------------------------------ the run
-
-class CompilerOutput:
-    """The compilers' chatter (GT4Py's and DaCe's builds print warnings on
-    the process's stdout and stderr) into a log file beside the cache, so a
-    run prints its summary line only; a failed build's error line names it."""
-
-    def __init__(self, log):
-        self.log = log
-
-    def __enter__(self):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.makedirs(os.path.dirname(self.log), exist_ok=True)
-        self.fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self.saved = (os.dup(1), os.dup(2))
-        os.dup2(self.fd, 1)
-        os.dup2(self.fd, 2)
-        return self
-
-    def __exit__(self, kind, value, tb):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(self.saved[0], 1)
-        os.dup2(self.saved[1], 2)
-        for fd in (*self.saved, self.fd):
-            os.close(fd)
-        if kind is not None and issubclass(kind, Exception) and not isinstance(value, Refusal):
-            first = (str(value).strip().splitlines() or [""])[0]
-            raise Refusal(f"{type(value).__name__}: {first} (the compilers' output: {self.log})", EXIT_SYSTEM) \
-                from value
-        return False
-
 
 def default_cache(kind):
     """Where the caches live: DaCe's --cache, else $MAPP_CACHE_DIR/stencil-gt4py,
@@ -666,37 +572,23 @@ class Peer:
         if self.variant != "build":
             self.compute()
             self.verify()
-        if out:
-            self.write_output(out)
-        rec = self.record()
-        write_record(self.values["result"], rec)
-        if not self.values["quiet"]:
+        def summary(rec):
             c = self.c
             if self.variant == "build":
-                print(f"{APP} build/{self.backend} {c['size']}: built the orchestrated step in "
-                      f"{self.program_build_s:.4g} s (stencils {self.stencil_build_s:.4g} s) into "
-                      f"{self.program_folder()}")
-            else:
-                print(f"{APP} {self.variant}/{self.backend} n=1 t={self.threads} {c['size']}: "
-                      f"{rec['fom']['value']:.4g} cell-updates/s, compute {self.compute_s:.4g} s "
-                      f"({rec['app_data']['step_s'] * 1e6:.4g} us/step, {self.gt_backend}), wall {rec['wall_s']:.4g} s,"
-                      f" verify {rec['verification']['status']}")
-            print_repeats_and_warnings(PROG, rec, self.timing)
-        return EXIT_VERIFY if rec["verification"]["status"] == "fail" else 0
+                return (f"{APP} build/{self.backend} {c['size']}: built the orchestrated step in "
+                        f"{self.program_build_s:.4g} s (stencils {self.stencil_build_s:.4g} s) into "
+                        f"{self.program_folder()}")
+            return (f"{APP} {self.variant}/{self.backend} n=1 t={self.threads} {c['size']}: "
+                    f"{rec['fom']['value']:.4g} cell-updates/s, compute {self.compute_s:.4g} s "
+                    f"({rec['app_data']['step_s'] * 1e6:.4g} us/step, {self.gt_backend}), wall {rec['wall_s']:.4g} s,"
+                    f" verify {rec['verification']['status']}")
+
+        return finish_run(PROG, self, out, summary)
 
 
 def main(argv):
-    prog_path = os.environ.get("MAPP_PEER_PROG") or sys.argv[0]
-
-    def configure(values, given):
-        refuse_unhonoured(values, given)
-        return make_config(values, given)
-
-    def start(values, config):
-        return Peer(values, config, [prog_path] + list(argv)).run()
-
-    return contract_main(PROG, argv, parse_line, list_json, configure,
-                         "the GT4Py peer runs on one rank (Pace's halo exchange over MPI is not reproduced here)", start)
+    return peer_main(PROG, argv, parse_line, list_json, refuse_unhonoured, make_config, Peer,
+                     "the GT4Py peer runs on one rank (Pace's halo exchange over MPI is not reproduced here)")
 
 
 if __name__ == "__main__":
