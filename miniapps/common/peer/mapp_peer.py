@@ -323,15 +323,24 @@ def mem_available():
     return None
 
 
-def check_writable(path):
-    """Refuse an answer file that cannot be created before computing for minutes."""
+def check_writable(path, flag="--output"):
+    """Refuse a file that cannot be created before computing for minutes."""
     if os.path.isdir(path):
-        raise Refusal(f"--output {path} is a folder, not a file")
+        raise Refusal(f"{flag} {path} is a folder, not a file")
     parent = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(parent):
-        raise Refusal(f"--output {path}: folder {parent} does not exist")
+        raise Refusal(f"{flag} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise Refusal(f"--output {path}: not writable")
+        raise Refusal(f"{flag} {path}: not writable")
+
+
+def check_outputs(values):
+    """The answer file and the result record a run will write, refused
+    before the run when they cannot be created (a cold JIT build takes
+    minutes before the end of the run would find out)."""
+    for flag in ("output", "result"):
+        if values.get(flag):
+            check_writable(values[flag], "--" + flag)
 
 
 def write_record(path, rec):

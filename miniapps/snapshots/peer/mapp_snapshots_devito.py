@@ -40,7 +40,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 from mapp_peer import (  # noqa: E402
     ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, Refusal, attr_string, disturb_sample, disturbance, finish_run,
-    git_revision, machine_json, check_writable, common_options, mem_available, now, opt, parse_line as parse_options,
+    git_revision, machine_json, check_outputs, common_options, mem_available, now, opt, parse_line as parse_options,
     peer_main, print_help, system_errno, utc_now)
 
 PROG = "mapp-snapshots-devito"
@@ -555,8 +555,7 @@ class Peer:
         self.when = utc_now()
         self.rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         out = self.values["output"]
-        if out:
-            check_writable(out)
+        check_outputs(self.values)
         t0 = now()
         self.setup()
         self.git = git_revision()

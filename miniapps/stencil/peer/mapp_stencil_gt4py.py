@@ -38,9 +38,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from sw_physics import (  # noqa: E402
     BETA, F0, GEOSTROPHIC_BOUND, MASS_BOUND, SPACING, arguments, c_order_sum, initial_state)
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, CompilerOutput, Refusal, attr_string, disturb_sample,
-    dims_create, disturbance, finish_run, git_revision, machine_json, check_writable, common_options, mem_available, now, opt,
-    parse_line as parse_options, peer_main, print_help, system_errno, utc_now)
+    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, CompilerOutput, Refusal, attr_string, check_outputs,
+    common_options, dims_create, disturb_sample, disturbance, finish_run, git_revision, machine_json, mem_available,
+    now, opt, parse_line as parse_options, peer_main, print_help, system_errno, utc_now)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -558,8 +558,7 @@ class Peer:
     def run(self):
         self.when = utc_now()
         out = self.values["output"]
-        if out:
-            check_writable(out)
+        check_outputs(self.values)
         t0 = now()
         self.setup()
         self.git = git_revision()
