@@ -183,8 +183,9 @@ int crm_sypd_parse(const char *text, crm_sypd_at *at) {
  * simulated seconds: simulated seconds per wall second, over the seconds
  * of a year per second of a day (365). */
 double crm_sypd(const crm_config *cfg, const crm_sypd_at *at, double column_steps_per_s) {
+  if (!(column_steps_per_s > 0)) return 0.0;
   double wall_per_crm_step = at->columns_per_node * (double)cfg->nx / column_steps_per_s;
-  return column_steps_per_s > 0 ? cfg->dt / wall_per_crm_step / 365.0 : 0.0;
+  return cfg->dt / wall_per_crm_step / 365.0;
 }
 
 /* Whether CUDA's MPS server runs on this node: the record says so, and
