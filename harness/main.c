@@ -14,21 +14,9 @@ typedef struct {
 } verb;
 
 static const verb verbs[] = {
-    {"list", verb_list, "the mini-apps of this build, their variants and backends"},
-    {"run", verb_run, "run one mini-app through the environment's launcher and check its baseline"},
-    {"sweep", verb_sweep, "run a sweep spec (apps x variants x backends x ranks x sizes x repetitions)"},
-    {"check", verb_check, "compare an HDF5 answer with a baseline, field by field"},
-    {"bless", verb_bless, "regenerate a baseline from a reference run, recording why"},
-    {"plot", verb_plot, "draw weak-scaling efficiency, speedup, strong scaling and FOM with gnuplot"},
-    {"report", verb_report, "write report.md (tables, plots) and results.csv for a results folder"},
-    {"submit", verb_submit, "write one batch script per job of a sweep and submit it (Slurm)"},
-    {"collect", verb_collect, "append the records of finished batch jobs to results.jsonl"},
-    {"compare", verb_compare, "flag configurations of a results folder slower than another's (U test)"},
-    {"history", verb_history, "results across commits: add, show, plot trends, check for change points"},
-    {"bisect", verb_bisect, "find the first revision between GOOD and BAD that is significantly slower"},
-    {"contract", verb_contract, "check that a program keeps the mapp contract, so sweeps can run it like a mini-app"},
-    {"export", verb_export, "write results as Caliper JSON profiles (Thicket, Hatchet) or Extra-P input"},
-    {"model", verb_model, "fit a scaling model per series against the rank count with Extra-P"},
+#define MAPP_VERB(name, summary) {#name, verb_##name, summary},
+#include "verbs.def"
+#undef MAPP_VERB
 };
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 

@@ -12,12 +12,33 @@ expect_exit 2 "$MAPP" frobnicate
 expect_output "unknown verb 'frobnicate'"
 expect_one_error_line "$MAPP" frobnicate
 
-for verb in list run sweep check bless plot report submit collect contract; do
+# Every verb `mapp --help` lists (a new verb is tested here without a line
+# changing; harness/verbs/README.md is the checklist for adding one), and
+# each sub-verb its usage line lists as a|b|c (history's): help, and a bad
+# flag refused with one line.
+"$MAPP" --help >"$SCRATCH/help.txt" || fail "mapp --help failed"
+verbs=$(awk '/^verbs:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on = 0}' "$SCRATCH/help.txt")
+[ "$(wc -w <<<"$verbs")" -ge 15 ] || fail "mapp --help lists $(wc -w <<<"$verbs") verbs: $verbs"
+for verb in $verbs; do
   expect_exit 0 "$MAPP" "$verb" --help
   expect_output "usage: mapp $verb"
-  expect_exit 2 "$MAPP" "$verb" --no-such-flag
-  expect_output "unknown option '--no-such-flag'"
-  expect_one_error_line "$MAPP" "$verb" --no-such-flag
+  subverbs=$(sed -n "1s/^usage: mapp $verb \([a-z]*\(|[a-z]*\)\+\) .*/\1/p" <<<"$OUT" | tr '|' ' ')
+  if [ -n "$subverbs" ]; then
+    expect_exit 2 "$MAPP" "$verb" --no-such-flag
+    expect_output "unknown $verb verb '--no-such-flag'"
+    expect_one_error_line "$MAPP" "$verb" --no-such-flag
+  else
+    subverbs=-
+  fi
+  for sub in $subverbs; do
+    words=("$verb")
+    [ "$sub" = - ] || words+=("$sub")
+    expect_exit 0 "$MAPP" "${words[@]}" --help
+    expect_output "usage: mapp ${words[*]}"
+    expect_exit 2 "$MAPP" "${words[@]}" --no-such-flag
+    expect_output "unknown option '--no-such-flag'"
+    expect_one_error_line "$MAPP" "${words[@]}" --no-such-flag
+  done
 done
 
 expect_exit 2 "$MAPP" run                       # APP missing

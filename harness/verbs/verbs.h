@@ -10,21 +10,10 @@
 #include "selection.h"
 #include "verbargs.h"
 
-int verb_list(int argc, char **argv);
-int verb_run(int argc, char **argv);
-int verb_sweep(int argc, char **argv);
-int verb_check(int argc, char **argv);
-int verb_bless(int argc, char **argv);
-int verb_plot(int argc, char **argv);
-int verb_report(int argc, char **argv);
-int verb_submit(int argc, char **argv);
-int verb_collect(int argc, char **argv);
-int verb_compare(int argc, char **argv);
-int verb_history(int argc, char **argv);
-int verb_bisect(int argc, char **argv);
-int verb_contract(int argc, char **argv);
-int verb_export(int argc, char **argv);
-int verb_model(int argc, char **argv);
+/* verb_NAME of every line of verbs.def */
+#define MAPP_VERB(name, summary) int verb_##name(int argc, char **argv);
+#include "verbs.def"
+#undef MAPP_VERB
 
 /* The records of RESULTS (a results folder or a .jsonl file) that select
  * keeps (NULL: all), as a JSON array (new reference in *records). */
