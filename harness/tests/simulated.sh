@@ -5,7 +5,9 @@
 # checked, records say "simulated": true with the platform and the real
 # seconds, their series are a setting of their own, figures draw them
 # dashed, and the report calls them predictions. Bad input: more ranks than the platform's hosts, a
-# platform without simulated: true. Skips (77) without the simgrid build.
+# platform without simulated: true. crm with --sampled-ranks: its weak
+# reference is the sampled ranks' problem. Skips (77) without the simgrid
+# build.
 . "$(dirname "$0")/lib.sh"
 SIM_BIN=$MAPP_SOURCE_DIR/build-sim/bin
 [ -x "$SIM_BIN/mapp-heat" ] || { echo "no simulated build ($SIM_BIN/mapp-heat; cmake --preset simgrid): skipping"; exit 77; }
@@ -49,6 +51,31 @@ grep -q '^array DASH\[1\] = \[2\]$' "$script" || fail "the simulated series is n
 grep -q 'dt DASH\[i+1\]' "$script" || fail "$script draws no series with its dash type"
 grep -q "dashed: simulated (SimGrid SMPI): a prediction" "$script" || fail "$script lacks the note on dashed series"
 [ -s res/sim/plots/heat-weak-efficiency.svg ] || [ -s res/sim/plots/heat-weak-efficiency.png ] || fail "no weak-efficiency figure drawn"
+
+# crm with --sampled-ranks 2 on 16 simulated ranks: its record says the
+# answer holds 2 ranks' weak problem (answer_ranks), and the sweep's weak
+# reference solves that problem on 1 rank (--weak-ranks 2, not 16) and
+# finds it bit for bit; a reference of the wrong rank count would not.
+cat >sampled.yaml <<'YAML'
+name: sampled
+weak_reference: true
+runs:
+  - app: crm
+    variants: [batched]
+    backends: [serial]
+    ranks: [16]
+    sizes: [tiny]
+    scaling: weak
+    args: ["--cycle-group", "task", "--sampled-ranks", "2"]
+YAML
+expect_exit 0 "$MAPP" sweep sampled.yaml --env "$ENV" --out res
+python3 - res/sampled/results.jsonl <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert r["answer_ranks"] == 2 and r["case"] == "tiny-weak2", (r.get("answer_ranks"), r["case"])
+c = r["consistency"]
+assert c["status"] == "pass" and c["reference"]["weak_ranks"] == 2, c
+PY
 
 # Bad input: one line, exit 2.
 expect_one_error_line "$MAPP" run heat -n 2048 --env "$ENV"
