@@ -57,6 +57,10 @@ typedef struct {
 } mapp_mpi;
 
 int mapp_mpi_init(int *argc, char ***argv, int required, mapp_mpi *mpi);
+/* This rank's place on its node: its rank among the ranks sharing the
+ * node's memory (MPI_COMM_TYPE_SHARED; on a simulated cluster, its host)
+ * and their count; either may be NULL. Collective over comm. */
+int mapp_node_ranks(MPI_Comm comm, int *local_rank, int *local_size);
 /* Sets the OpenMP thread count when threads > 0 and returns the count in use. */
 int mapp_set_threads(long threads);
 

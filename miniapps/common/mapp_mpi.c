@@ -22,6 +22,18 @@ int mapp_mpi_init(int *argc, char ***argv, int required, mapp_mpi *mpi) {
   return MAPP_OK;
 }
 
+int mapp_node_ranks(MPI_Comm comm, int *local_rank, int *local_size) {
+  MPI_Comm node;
+  int rank, size;
+  MAPP_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  if (local_rank) *local_rank = rank;
+  if (local_size) *local_size = size;
+  return MAPP_OK;
+}
+
 int mapp_set_threads(long threads) {
   if (threads > 0) omp_set_num_threads((int)threads);
   return omp_get_max_threads();

@@ -209,11 +209,8 @@ static const char *mps_state(void) {
 /* The nodes the run spans: its ranks grouped by shared memory (on a
  * simulated cluster, by host). */
 static int count_nodes(MPI_Comm comm, int *nodes) {
-  MPI_Comm node;
   int local_rank;
-  MAPP_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_free(&node);
+  MAPP_TRY(mapp_node_ranks(comm, &local_rank, NULL));
   int leader = local_rank == 0;
   MAPP_MPI(MPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, comm));
   return MAPP_OK;

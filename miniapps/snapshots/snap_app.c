@@ -104,21 +104,13 @@ static int mem_perc(const snap_state *s, snap_layer l, double *out) {
   return MAPP_OK;
 }
 
-/* Ranks sharing this node (they share MemAvailable and the disk). */
-static int ranks_on_node(MPI_Comm comm, int *n) {
-  MPI_Comm node;
-  MAPP_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_Comm_size(node, n);
-  MPI_Comm_free(&node);
-  return MAPP_OK;
-}
 
 static int layer_budget(mapp_run *run, snap_state *s, snap_layer l, size_t *budget) {
   if (s->opt.budget[l]) return snap_parse_size(s->opt.budget[l], budget);
   double perc;
   MAPP_TRY(mem_perc(s, l, &perc));
   int local;
-  MAPP_TRY(ranks_on_node(run->mpi.comm, &local));
+  MAPP_TRY(mapp_node_ranks(run->mpi.comm, NULL, &local)); /* they share MemAvailable and the disk */
   size_t avail = 0;
   if (l == SNAP_LAYER_HOST) {
     avail = snap_host_available();

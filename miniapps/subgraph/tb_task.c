@@ -81,12 +81,8 @@ void tb_state_reset(tb_state *st) {
 static int choose_cpus(tb_state *st) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return MAPP_OK; /* unknown: leave them free */
-  MPI_Comm node;
   int local_rank, local_size;
-  MAPP_MPI(MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_size(node, &local_size);
-  MPI_Comm_free(&node);
+  MAPP_TRY(mapp_node_ranks(st->comm, &local_rank, &local_size));
   int count = CPU_COUNT(&allowed), share = count / local_size, first = local_rank * share, seen = 0;
   st->host_runs = tb_host_runs(st->cfg.host_worker, share, st->cfg.workers);
   if (!st->cfg.pin || share < st->cfg.workers) return MAPP_OK;
