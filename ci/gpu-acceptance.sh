@@ -302,6 +302,23 @@ evaluate_goals() {
 
 # ---------------------------------------------------------------- crm async
 
+# record_row RECORD NAME COMMAND FIELD...: a TSV row of the record's last
+# line: NAME, COMMAND, each dotted FIELD to 4 significant digits, "ok".
+record_row() {
+  python3 - "$@" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+values = []
+for path in sys.argv[4:]:
+    at = r
+    for key in path.split("."):
+        at = at[key]
+    values.append("%.4g" % at)
+print("\t".join(sys.argv[2:4] + values + ["ok"]))
+PY
+}
+
+
 # The CAAR report's asynchronous configuration: one rank, 133 large CRMs
 # (its ~800 a node over 6 GPUs), every launch on one stream against --sync,
 # with the device scratch from one pool or allocated per phase (OpenACC's
@@ -329,13 +346,8 @@ run_crm_async() {
       failures=$((failures + 1))
       continue
     fi
-    python3 - "$json" "$name" "${args[*]}" >>"$work/crm_async.tsv" <<'PY'
-import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-d = r["app_data"]
-print("\t".join([sys.argv[2], sys.argv[3], "%.4g" % r["fom"]["value"], "%.1f" % d["launches_per_crm_step"],
-                  "%.1f" % d["host_syncs_per_crm_step"], "ok"]))
-PY
+    record_row "$json" "$name" "${args[*]}" fom.value app_data.launches_per_crm_step app_data.host_syncs_per_crm_step \
+      >>"$work/crm_async.tsv"
   done
 }
 
@@ -368,11 +380,7 @@ run_crm_node() {
       failures=$((failures + 1))
       continue
     fi
-    python3 - "$json" "$name" "${args[*]##*/}" >>"$work/crm_node.tsv" <<'PY'
-import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-print("\t".join([sys.argv[2], sys.argv[3], "%.4g" % r["fom"]["value"], "%.3g" % r["app_data"]["sypd"], "ok"]))
-PY
+    record_row "$json" "$name" "${args[*]##*/}" fom.value app_data.sypd >>"$work/crm_node.tsv"
   done
   awk -F'\t' -v cores="$cores" -v gpus="$dev_count" '
     $5 == "ok" && $1 ~ /^cpu/ && $3 > cpu { cpu = $3; c = $1 }
