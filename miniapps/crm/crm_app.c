@@ -29,6 +29,17 @@ static int allreduce_max(void *ctx, double *values, int n) {
  * charge by up to 35 % between runs. */
 enum { CRM_CALIBRATION_PASSES = 3 };
 
+/* A sampled rank's global step while the simulator stops counting, and
+ * its real duration. */
+static int uncharged_step(crm_run *r, double *seconds) {
+  crm_sim_pause();
+  double start = crm_sim_real_now();
+  int status = crm_global_step(&r->s, r->tend, r->rain);
+  *seconds = crm_sim_real_now() - start;
+  crm_sim_resume();
+  return status;
+}
+
 /* --sampled-ranks: each sampled rank times every global step of a few
  * passes while the simulator stops counting, starting again from its
  * columns after each; the charge of step n is the fastest over the
@@ -42,11 +53,8 @@ static int calibrate(mapp_run *run, crm_run *r) {
   int status = MAPP_OK;
   for (int pass = 0; !r->charged && status == MAPP_OK && pass < CRM_CALIBRATION_PASSES; ++pass) {
     for (long n = 0; status == MAPP_OK && n < steps; ++n) {
-      crm_sim_pause();
-      double start = crm_sim_real_now();
-      status = crm_global_step(&r->s, r->tend, r->rain);
-      double burst = crm_sim_real_now() - start;
-      crm_sim_resume();
+      double burst;
+      status = uncharged_step(r, &burst);
       if (bursts[n] < 0 || burst < bursts[n]) bursts[n] = burst;
     }
     if (status == MAPP_OK) status = crm_state_restart(&r->s, &r->columns);
@@ -97,12 +105,8 @@ int crm_run_create(mapp_run *run, const crm_config *cfg, const crm_columns *cols
  * burst charged (every rank). */
 static int global_step(crm_run *r, long step) {
   if (r->opt.sampled_ranks <= 0) return crm_global_step(&r->s, r->tend, r->rain);
-  int status = MAPP_OK;
-  if (!r->charged) {
-    crm_sim_pause();
-    status = crm_global_step(&r->s, r->tend, r->rain);
-    crm_sim_resume();
-  }
+  double seconds;
+  int status = r->charged ? MAPP_OK : uncharged_step(r, &seconds);
   crm_sim_charge(r->charge[step]);
   return status;
 }

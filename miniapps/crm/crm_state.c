@@ -260,18 +260,14 @@ long crm_block_size(const crm_exec *exec, long n) {
   return chunk < n ? chunk : n;
 }
 
-int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_exec *exec, crm_state *s) {
+/* A state of ninst CRMs from `first` without arrays: the config, the grid
+ * and the host view's constants, the counters at their start. */
+static int describe_state(const crm_config *cfg, long first, long ninst, crm_state *s) {
   memset(s, 0, sizeof *s);
   MAPP_TRY(crm_config_check(cfg));
-  if (cols->nz != cfg->nz || cols->count < 1)
-    return mapp_fail(MAPP_ERR_INPUT, "columns have %ld levels and %ld columns; the CRM needs %ld levels",
-                     cols->nz, cols->count, cfg->nz);
   s->cfg = *cfg;
-  s->exec = *exec;
-  s->first = cols->first;
-  s->g = (crm_grid){.nx = cfg->nx, .nz = cfg->nz, .rows = crm_rows(cfg->nz), .nk = cfg->nx / 2 + 1,
-                    .ninst = cols->count};
-  s->chunk = crm_block_size(exec, s->g.ninst);
+  s->first = first;
+  s->g = (crm_grid){.nx = cfg->nx, .nz = cfg->nz, .rows = crm_rows(cfg->nz), .nk = cfg->nx / 2 + 1, .ninst = ninst};
   s->g.stride = s->g.rows * s->g.nx;
   s->g.cstride = s->g.rows * s->g.nk;
   s->host.g = s->g;
@@ -280,6 +276,16 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_e
   s->host.dt = cfg->dt;
   s->host.nudge_tau = cfg->nudge_tau;
   reset_counters(s);
+  return MAPP_OK;
+}
+
+int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_exec *exec, crm_state *s) {
+  MAPP_TRY(describe_state(cfg, cols->first, cols->count, s));
+  if (cols->nz != cfg->nz || cols->count < 1)
+    return mapp_fail(MAPP_ERR_INPUT, "columns have %ld levels and %ld columns; the CRM needs %ld levels",
+                     cols->nz, cols->count, cfg->nz);
+  s->exec = *exec;
+  s->chunk = crm_block_size(exec, s->g.ninst);
   /* A GPU too small for the state is bad input, found before anything is
    * allocated on the host or the device. */
   if (exec->backend == MAPP_BACKEND_CUDA) MAPP_TRY(crm_cuda_check_fits(pool_bytes(s), &s->g));
@@ -289,18 +295,7 @@ int crm_state_create(const crm_config *cfg, const crm_columns *cols, const crm_e
   return crm_cpu_attach(s, exec->backend == MAPP_BACKEND_OMP);
 }
 
-int crm_state_charged(const crm_config *cfg, long first, crm_state *s) {
-  memset(s, 0, sizeof *s);
-  MAPP_TRY(crm_config_check(cfg));
-  s->cfg = *cfg;
-  s->first = first;
-  s->g = (crm_grid){.nx = cfg->nx, .nz = cfg->nz, .rows = crm_rows(cfg->nz), .nk = cfg->nx / 2 + 1};
-  s->g.stride = s->g.rows * s->g.nx;
-  s->g.cstride = s->g.rows * s->g.nk;
-  s->host.g = s->g;
-  reset_counters(s);
-  return MAPP_OK;
-}
+int crm_state_charged(const crm_config *cfg, long first, crm_state *s) { return describe_state(cfg, first, 0, s); }
 
 /* The whole pool is zeroed as allocate's carving left it (the scratch
  * arrays too, so no iteration sees the one before's temporaries), then
