@@ -10,7 +10,7 @@
  *       precondition registered on an untriggered event, the ready-queue
  *       trip (launch with no preconditions, run, trigger), a launch with
  *       three preconditions, and the merge that closes a chunk;
- *   run_ahead/.../inflight:N  stencil_1d width 2, 1 and 2 workers, K near
+ *   in_flight/.../inflight:N  stencil_1d width 2, 1 and 2 workers, K near
  *       their METG, N instantiations in flight (1: one at a time);
  *   handoff/spin_us:S  one task launched and waited for by the host: the
  *       round trip through a sleeping (S = 0: futex) or a
@@ -61,7 +61,7 @@ typedef struct {
   tb_variant variant;
   tb_pattern pattern;
   long width, graph_steps, iterations, steps;
-  int workers, run_ahead;
+  int workers, in_flight;
   bool interpolate;
   long spin_us;
   tb_host_worker host_worker; /* auto (0) unless set: the app's default */
@@ -84,7 +84,7 @@ static void bm_replay(mapp_bench_state *bs, void *arg) {
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
                    .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
-                   .run_ahead = rc->run_ahead, .interpolate = rc->interpolate};
+                   .in_flight = rc->in_flight, .interpolate = rc->interpolate};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st); /* untimed */
@@ -154,7 +154,7 @@ static void bm_body_only(mapp_bench_state *bs, void *arg) {
   const replay_case *rc = arg;
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3, .iterations = 0,
                    .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64, .workers = 1, .graph_steps = rc->graph_steps,
-                   .run_ahead = rc->run_ahead};
+                   .in_flight = rc->in_flight};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   while (status == MAPP_OK && mapp_bench_keep_running(bs)) {
@@ -298,7 +298,7 @@ static void bm_launch_steps(mapp_bench_state *bs, void *arg) {
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
                    .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
-                   .run_ahead = rc->run_ahead, .pin = true, .host_worker = rc->host_worker};
+                   .in_flight = rc->in_flight, .pin = true, .host_worker = rc->host_worker};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st);
@@ -402,7 +402,7 @@ static int register_launch_and_copies(replay_case *cases, int *n, const mapp_ben
     for (int v = TB_VARIANT_SUBGRAPH; v >= TB_VARIANT_EAGER; --v) {
       replay_case *c = &cases[(*n)++];
       *c = (replay_case){.variant = (tb_variant)v, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 1,
-                         .iterations = 0, .steps = 2048, .workers = backends[b].workers, .run_ahead = 64,
+                         .iterations = 0, .steps = 2048, .workers = backends[b].workers, .in_flight = 64,
                          .spin_us = 100, .host_worker = backends[b].host_worker};
       snprintf(c->name, sizeof c->name, "launch/%s/%s", v == TB_VARIANT_SUBGRAPH ? "stencil_1d_w2_gs1" : "eager_chunk",
                backends[b].backend);
@@ -442,7 +442,7 @@ int main(int argc, char **argv) {
    * interpolation, after the bodies alone. */
   for (int p = 0; p < 2; ++p) {
     replay_case *c = &cases[n++];
-    *c = (replay_case){.pattern = patterns[p], .width = 16, .graph_steps = 64, .steps = 1024, .run_ahead = 4};
+    *c = (replay_case){.pattern = patterns[p], .width = 16, .graph_steps = 64, .steps = 1024, .in_flight = 4};
     snprintf(c->name, sizeof c->name, "replay/body_only/%s", tb_pattern_name(patterns[p]));
     status = mapp_bench_register(c->name, bm_body_only, c, &opt);
   }
@@ -451,7 +451,7 @@ int main(int argc, char **argv) {
       for (int interp = 0; interp <= (v->kind == TB_VARIANT_SUBGRAPH); ++interp) {
         replay_case *c = &cases[n++];
         *c = (replay_case){.variant = (tb_variant)v->kind, .pattern = patterns[p], .width = 16, .graph_steps = 64,
-                           .iterations = 0, .steps = 1024, .workers = 1, .run_ahead = 4, .interpolate = interp,
+                           .iterations = 0, .steps = 1024, .workers = 1, .in_flight = 4, .interpolate = interp,
                            .spin_us = 100};
         snprintf(c->name, sizeof c->name, "replay/%s/%s%s", v->name, tb_pattern_name(patterns[p]),
                  interp ? "/interp" : "");
@@ -463,8 +463,8 @@ int main(int argc, char **argv) {
       replay_case *c = &cases[n++];
       long k = workers == 1 ? 16 : 200;
       *c = (replay_case){.variant = TB_VARIANT_SUBGRAPH, .pattern = TB_STENCIL_1D, .width = 2, .graph_steps = 16,
-                         .iterations = k, .steps = 1024, .workers = workers, .run_ahead = inflight, .spin_us = 100};
-      snprintf(c->name, sizeof c->name, "run_ahead/stencil_1d/w2/workers:%d/K%ld/inflight:%d", workers, k, inflight);
+                         .iterations = k, .steps = 1024, .workers = workers, .in_flight = inflight, .spin_us = 100};
+      snprintf(c->name, sizeof c->name, "in_flight/stencil_1d/w2/workers:%d/K%ld/inflight:%d", workers, k, inflight);
       status = mapp_bench_register(c->name, bm_replay, c, &opt);
     }
   for (int i = 0; i < 5 && status == MAPP_OK; ++i) status = mapp_bench_register(costs[i].name, bm_eager_cost, &costs[i], &opt);

@@ -11,15 +11,23 @@
  * apply when an option is not given (mapp_run_given). Ranges are checked by
  * tb_config_check so its messages name the problem ("--iterations: -3 is
  * negative"). The answer depends on the pattern, its radix, the width and
- * the steps only: K, kernel, workers, graph-steps, run-ahead, chaining and
+ * the steps only: K, kernel, workers, graph-steps, in-flight, chaining and
  * interpolation change the speed, not the values. */
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph, *host_worker;
-  long width, radix, iterations, workers, spin_us, graph_steps, run_ahead, scratch_bytes, metg_max, metg_repeats,
+  long width, radix, iterations, workers, spin_us, graph_steps, in_flight, scratch_bytes, metg_max, metg_repeats,
       copy_bytes;
   bool interpolate, metg, break_dependence, no_pin;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .spin_us = 100,
           .scratch_bytes = 16384, .metg_max = 65536};
+
+/* The old name of --in-flight: "run-ahead" is the seed's word for device
+ * work issued ahead of its completion, which --stream-ordered measures. */
+static int refuse_run_ahead(const char *value, void *dest) {
+  (void)value, (void)dest;
+  return mapp_fail(MAPP_ERR_INPUT, "--run-ahead was renamed --in-flight (instantiations in flight on the host); "
+                                   "the seed's runahead of device work is --stream-ordered");
+}
 
 #define BIG (1L << 40)
 static const mapp_option options[] = {
@@ -52,9 +60,12 @@ static const mapp_option options[] = {
      .default_text = "from --size: 8 tiny, 64 others (lowered to divide --steps)",
      .help = "timesteps per recorded subgraph (and per eager chunk)",
      .preset_field = MAPP_PRESET_LONG(subgraph_preset, graph_steps)},
-    {.name = "run-ahead", .kind = MAPP_OPT_LONG, .dest = &args.run_ahead, .min = -BIG, .max = 1024,
+    {.name = "in-flight", .kind = MAPP_OPT_LONG, .dest = &args.in_flight, .min = -BIG, .max = 1024,
      .default_text = "64 timesteps in flight: max(4, 64 / graph-steps)",
-     .help = "instantiations (chunks) in flight; 1: one at a time"},
+     .help = "instantiations (chunks) the host keeps in flight; 1: one at a time (not the seed's runahead, "
+             "which is --stream-ordered)"},
+    {.name = "run-ahead", .kind = MAPP_OPT_CALLBACK, .parse = refuse_run_ahead, .choices = "N",
+     .help = "renamed --in-flight (refused)"},
     {.name = "chain", .kind = MAPP_OPT_CHOICE, .dest = &args.chain, .choices = "ports|finish",
      .help = "subgraph: chain instantiations point by point (ports) or by the finish event"},
     {.name = "copy-bytes", .kind = MAPP_OPT_LONG, .dest = &args.copy_bytes, .min = -BIG, .max = 1L << 30,
@@ -101,7 +112,7 @@ static int resolve_host_worker(const mapp_run *run, tb_host_worker *out) {
   return MAPP_OK;
 }
 
-static long default_run_ahead(long graph_steps) {
+static long default_in_flight(long graph_steps) {
   if (graph_steps < 1) return 4; /* refused by tb_config_check, which names it */
   long launches = (64 + graph_steps - 1) / graph_steps;
   return launches > 4 ? launches : 4;
@@ -148,7 +159,7 @@ static int setup(mapp_run *run, void **state) {
     while (cfg->steps % cfg->graph_steps) cfg->graph_steps--;
   /* Launches in flight by timesteps: at one timestep per launch, 4 in
    * flight left the host sleeping and woken every other launch. */
-  cfg->run_ahead = (int)(mapp_run_given(run, "run-ahead") ? args.run_ahead : default_run_ahead(cfg->graph_steps));
+  cfg->in_flight = (int)(mapp_run_given(run, "in-flight") ? args.in_flight : default_in_flight(cfg->graph_steps));
   cfg->interpolate = args.interpolate;
   cfg->chain_finish = !strcmp(args.chain, "finish");
   cfg->break_dependence = args.break_dependence;

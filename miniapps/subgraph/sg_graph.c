@@ -259,7 +259,7 @@ static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, const sg_instan
  * a re-queued item of an earlier instantiation: spinning over it is the
  * unbounded-spin deadlock the seed's review warns of) and at most the
  * worker's adaptive budget (sg_spin_feedback). Items of later
- * instantiations, queued by run-ahead, do not stop the spin: parking for
+ * instantiations, queued while several are in flight, do not stop the spin: parking for
  * them would cost a queue trip per cross-worker edge. Then park. */
 static void spin_for_inputs(sg_runtime *rt, atomic_int *counter, int worker, uint64_t seq) {
   if (atomic_load_explicit(counter, memory_order_acquire) <= 1) return;

@@ -6,7 +6,7 @@
  * of each of its inputs (the outputs of deps(t, p) at t - 1), runs its
  * kernel and writes its own tag, as Task Bench does, so a missing or wrong
  * dependence fails the run. Outputs live in a ring of ring_steps timesteps;
- * at most run_ahead chunks of graph_steps timesteps are in flight, which
+ * at most in_flight chunks of graph_steps timesteps are in flight, which
  * keeps every slot alive until its readers are done. */
 #ifndef SUBGRAPH_H
 #define SUBGRAPH_H

@@ -325,7 +325,7 @@ static int describe_config(mapp_run *run, const tb_config *cfg) {
   MAPP_TRY(mapp_run_set(run, "iterations", json_integer(cfg->iterations)));
   MAPP_TRY(mapp_run_set(run, "workers", json_integer(cfg->workers)));
   MAPP_TRY(mapp_run_set(run, "graph_steps", json_integer(cfg->graph_steps)));
-  MAPP_TRY(mapp_run_set(run, "run_ahead", json_integer(cfg->run_ahead)));
+  MAPP_TRY(mapp_run_set(run, "in_flight", json_integer(cfg->in_flight)));
   MAPP_TRY(mapp_run_set(run, "interpolate", json_boolean(cfg->interpolate)));
   MAPP_TRY(mapp_run_set(run, "chain", json_string(cfg->chain_finish ? "finish" : "ports")));
   return mapp_run_set(run, "kernel", json_string(cfg->kernel == TB_KERNEL_COMPUTE ? "compute" : "memory"));

@@ -1,7 +1,7 @@
 /* The eager variant: every task of every timestep through the runtime's
  * dynamic path (event, precondition registration, ready queue, successor
  * triggering), as a Realm program launches without subgraphs. Timesteps go
- * in chunks of graph_steps; run_ahead chunks may be in flight. A chunk is
+ * in chunks of graph_steps; in_flight chunks may be in flight. A chunk is
  * done when its sink tasks are (those no later task of it reads): the host
  * waits on their events directly, without a merge op per chunk, and for
  * short chunks in batches (wait_batch), so it sleeps and is woken once per
@@ -37,7 +37,7 @@ typedef struct {
   sg_event *ev;            /* task events per ring step and own point */
   unsigned char *consumed; /* within the chunk, per step and own point: read by a later task of it */
   sg_event *pre;
-  sg_event *sinks; /* per chunk in flight (chunk % run_ahead), sink_cap each */
+  sg_event *sinks; /* per chunk in flight (chunk % in_flight), sink_cap each */
   long *nsinks, sink_cap;
   sg_event *cur_sinks; /* the launching chunk's */
   long *cur_nsinks;
@@ -131,7 +131,7 @@ static int launch_deferred(eager_run *e) {
 static int launch_chunk(eager_run *e, long k) {
   tb_state *st = e->st;
   memset(e->consumed, 0, (size_t)(e->S * e->C));
-  long slot = k % st->cfg.run_ahead;
+  long slot = k % st->cfg.in_flight;
   e->cur_sinks = e->sinks + slot * e->sink_cap, e->cur_nsinks = &e->nsinks[slot];
   *e->cur_nsinks = 0;
   for (long s = 0; s < e->S; ++s) {
@@ -154,7 +154,7 @@ static int launch_chunk(eager_run *e, long k) {
 /* The host waits for chunk k: its sinks, the last launched first (it is
  * the likeliest to finish last, so the others are then done). */
 static int wait_chunk(eager_run *e, long k) {
-  long slot = k % e->st->cfg.run_ahead;
+  long slot = k % e->st->cfg.in_flight;
   const sg_event *sinks = e->sinks + slot * e->sink_cap;
   for (long i = e->nsinks[slot] - 1; i >= 0; --i) MAPP_TRY(tb_host_wait(e->st, sinks[i]));
   return MAPP_OK;
@@ -174,7 +174,7 @@ static int eager_setup(tb_state *st, eager_run *e) {
     MAPP_TRY(mapp_calloc((void **)&e->step_sources, per_step, sizeof(long), "a step's copies"));
     MAPP_TRY(mapp_calloc((void **)&e->readers_prev, (size_t)e->C, sizeof(sg_event), "copy readers"));
   }
-  long D = st->cfg.run_ahead;
+  long D = st->cfg.in_flight;
   e->sink_cap = e->S * e->C + 1;
   MAPP_TRY(mapp_calloc((void **)&e->sinks, (size_t)(D * e->sink_cap), sizeof(sg_event), "sinks"));
   MAPP_TRY(mapp_calloc((void **)&e->nsinks, (size_t)D, sizeof(long), "sink counts"));
@@ -193,14 +193,14 @@ static int eager_setup(tb_state *st, eager_run *e) {
  * flight on average, and the host launching them is then the bottleneck:
  * measured 15-25 % slower at graph-steps 64, docs/subgraph-performance.md). */
 static long wait_batch(const tb_config *cfg) {
-  long half = cfg->run_ahead / 2, by_steps = (32 + cfg->graph_steps - 1) / cfg->graph_steps;
+  long half = cfg->in_flight / 2, by_steps = (32 + cfg->graph_steps - 1) / cfg->graph_steps;
   long batch = half < by_steps ? half : by_steps;
   return batch > 1 ? batch : 1;
 }
 
 int tb_run_eager(tb_state *st) {
   eager_run e = {0};
-  long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps;
+  long D = st->cfg.in_flight, nchunks = st->cfg.steps / st->cfg.graph_steps;
   long batch = tb_wait_batch(st, wait_batch(&st->cfg));
   int status = eager_setup(st, &e);
   if (status == MAPP_OK && st->comm_state) status = tb_comm_begin(st->comm_state);

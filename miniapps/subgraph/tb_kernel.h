@@ -57,7 +57,7 @@ typedef struct {
   bool pin;                 /* bind workers to distinct CPUs of this rank's share of the node */
   tb_host_worker host_worker; /* is the host thread worker 0 (sg_config.host_runs)? */
   long graph_steps;         /* timesteps per recorded graph (and per eager chunk) */
-  int run_ahead;            /* chunks in flight (1: one at a time) */
+  int in_flight;            /* chunks in flight (1: one at a time) */
   bool interpolate;         /* subgraph: patch the base timestep into every op (else read the instance args) */
   bool chain_finish;        /* subgraph: chain instantiations by the finish event (else by ports, per point) */
   bool break_dependence;    /* test only: reverse one edge so its consumer runs first */

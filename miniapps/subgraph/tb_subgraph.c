@@ -4,7 +4,7 @@
  *
  * Ports: an instantiation's first timestep reads the previous one's last
  * (precondition ports fed by the previous instantiation's postcondition
- * ports, so instantiations pipeline point by point: run-ahead), and every
+ * ports, so instantiations pipeline point by point, several in flight), and every
  * input from another rank is a precondition port its message triggers;
  * every output another rank reads is a postcondition port that sends it.
  * The base timestep is an interpolation patched into every op
@@ -431,7 +431,7 @@ static int instantiate_chunk(tb_state *st, long k, sg_event start, sg_event *pre
 int tb_run_subgraph(tb_state *st) {
   MAPP_TRY(tb_subgraph_prepare(st));
   const struct tb_graph *g = st->graph;
-  long D = st->cfg.run_ahead, nchunks = st->cfg.steps / st->cfg.graph_steps;
+  long D = st->cfg.in_flight, nchunks = st->cfg.steps / st->cfg.graph_steps;
   sg_event *finish = NULL, *pre = NULL, *post = NULL, *prev_post = NULL;
   int status = mapp_calloc((void **)&finish, (size_t)D, sizeof(sg_event), "finish events");
   if (status == MAPP_OK) status = mapp_calloc((void **)&pre, (size_t)g->npre + 1, sizeof(sg_event), "ports");

@@ -36,7 +36,7 @@ int tb_config_check(const tb_config *cfg, int nranks) {
   if (cfg->steps % cfg->graph_steps)
     return mapp_fail(MAPP_ERR_INPUT, "--steps %ld is not a multiple of --graph-steps %ld", cfg->steps,
                      cfg->graph_steps);
-  if (cfg->run_ahead < 1) return mapp_fail(MAPP_ERR_INPUT, "--run-ahead: %d is below 1", cfg->run_ahead);
+  if (cfg->in_flight < 1) return mapp_fail(MAPP_ERR_INPUT, "--in-flight: %d is below 1", cfg->in_flight);
   if (cfg->copy_bytes < 0) return mapp_fail(MAPP_ERR_INPUT, "--copy-bytes: %ld is negative", cfg->copy_bytes);
   if (cfg->width < nranks)
     return mapp_fail(MAPP_ERR_INPUT, "--width %ld is less than the %d ranks: every rank needs a point", cfg->width,
@@ -133,9 +133,9 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   MAPP_MPI(MPI_Comm_size(comm, &st->nranks));
   mapp_range mine = mapp_split_even(cfg->width, st->nranks, st->rank);
   st->first = mine.first, st->count = mine.count;
-  /* run_ahead chunks in flight, each reading the step before it */
+  /* --in-flight chunks, each reading the step before it */
   st->ring_steps = 1; /* a power of two: slots by mask in the task */
-  while (st->ring_steps < (cfg->run_ahead + 1) * cfg->graph_steps + 2) st->ring_steps *= 2;
+  while (st->ring_steps < (cfg->in_flight + 1) * cfg->graph_steps + 2) st->ring_steps *= 2;
   st->max_deps = tb_max_deps(cfg);
   MAPP_TRY(mapp_calloc((void **)&st->dep_buf, (size_t)(cfg->workers + 1), sizeof(long) * (size_t)tb_max_deps(cfg),
                        "dependence buffers"));

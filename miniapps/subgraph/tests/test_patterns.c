@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
             long w = widths[wi];
             tb_config cfg = {.pattern = (tb_pattern)pattern, .width = w, .steps = 12, .radix = w < 3 ? w : 3,
                              .iterations = 0, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64, .workers = workers,
-                             .spin_us = 20, .graph_steps = modes[mode].graph_steps, .run_ahead = 2,
+                             .spin_us = 20, .graph_steps = modes[mode].graph_steps, .in_flight = 2,
                              .interpolate = workers == 2, .copy_bytes = modes[mode].copy_bytes};
             if (tb_config_check(&cfg, 1) != MAPP_OK) {
               printf("FAIL config %s w=%ld: %s\n", tb_pattern_name(cfg.pattern), w, mapp_error_message());
@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
   for (int variant = 0; variant < 2; ++variant)
     for (int workers = 1; workers <= 2; ++workers) {
       tb_config cfg = {.pattern = TB_STENCIL_1D, .width = 7, .steps = 8, .radix = 3, .workers = workers,
-                       .spin_us = 20, .graph_steps = 4, .run_ahead = 2, .break_dependence = true};
+                       .spin_us = 20, .graph_steps = 4, .in_flight = 2, .break_dependence = true};
       int bad = 0, status = run_case(cfg, (tb_variant)variant, &bad);
       cases++;
       if (status != MAPP_ERR_VERIFY || !strstr(mapp_error_message(), "wrong input tag")) {

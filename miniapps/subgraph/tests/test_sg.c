@@ -1,5 +1,5 @@
 /* Unit tests of the sg runtime (sg.h): the eager path, the subgraph
- * compile checks, replay with ports and interpolations and run-ahead (the
+ * compile checks, replay with ports and interpolations and instantiations in flight (the
  * contract, destroying while in flight and the host as worker 0 are in
  * test_sg_contract.c). Every test runs with 1 and 2 workers where it
  * matters. */
@@ -220,7 +220,7 @@ static void compile_rejects_bad_definitions(void **unused) {
   sg_runtime_destroy(rt);
 }
 
-/* ---- ports, interpolations, run-ahead ---- */
+/* ---- ports, interpolations, instantiations in flight ---- */
 
 typedef struct {
   int64_t *out;
@@ -321,8 +321,8 @@ static void interpolated_copy_is_planned_again(void **unused) {
 }
 
 /* Instantiations chained by their finish events run in launch order even
- * when all are launched before the first may start (run-ahead). */
-static void run_ahead_keeps_order(void **unused) {
+ * when all are launched before the first may start (several in flight). */
+static void in_flight_keeps_order(void **unused) {
   (void)unused;
   sg_runtime *rt = make_runtime(2, 10);
   int64_t log[64] = {0};
@@ -429,7 +429,7 @@ int main(void) {
       cmocka_unit_test(compile_rejects_bad_definitions),
       cmocka_unit_test(ports_and_interpolations),
       cmocka_unit_test(interpolated_copy_is_planned_again),
-      cmocka_unit_test(run_ahead_keeps_order),
+      cmocka_unit_test(in_flight_keeps_order),
       cmocka_unit_test(port_chaining_pipelines),
       cmocka_unit_test(triggered_ports_count_at_instantiation),
   };
