@@ -14,12 +14,14 @@
  * the steps only: K, kernel, workers, graph-steps, in-flight, chaining and
  * interpolation change the speed, not the values. */
 static struct {
-  const char *pattern, *kernel, *chain, *broken_graph, *host_worker;
+  const char *pattern, *kernel, *chain, *broken_graph, *host_worker, *device, *stream_ordered, *plant;
+  double device_poll_us;
   long width, radix, iterations, workers, spin_us, graph_steps, in_flight, scratch_bytes, metg_max, metg_repeats,
       copy_bytes;
-  bool interpolate, metg, break_dependence, no_pin;
+  bool interpolate, metg, break_dependence, no_pin, check_peek;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .spin_us = 100,
-          .scratch_bytes = 16384, .metg_max = 65536};
+          .scratch_bytes = 16384, .metg_max = 65536, .device = "none", .stream_ordered = "all",
+          .device_poll_us = TB_DEVICE_POLL_US};
 
 /* The old name of --in-flight: "run-ahead" is the seed's word for device
  * work issued ahead of its completion, which --stream-ordered measures. */
@@ -71,6 +73,24 @@ static const mapp_option options[] = {
     {.name = "copy-bytes", .kind = MAPP_OPT_LONG, .dest = &args.copy_bytes, .min = -BIG, .max = 1L << 30,
      .help = "each dependence on another point of the rank becomes a copy op of this many bytes from the "
              "producer's output buffer to the consumer's input buffer, checked by the consumer (0: none)"},
+    {.name = "device", .kind = MAPP_OPT_CHOICE, .dest = &args.device, .choices = "none|emulated",
+     .help = "serial and threads backends: none (a task is done when it returns) or emulated (a task enqueues its "
+             "work on its worker's in-order device queue, served by a thread of its own, and is done on the device "
+             "when the queue has run it)"},
+    {.name = "device-poll-us", .kind = MAPP_OPT_DOUBLE, .dest = &args.device_poll_us, .dmin = -1e9, .dmax = 1e6,
+     .help = "emulated device: a completion reaches the runtime this long after the device (CUDA's event "
+             "notification latency)"},
+    {.name = "stream-ordered", .kind = MAPP_OPT_CHOICE, .dest = &args.stream_ordered, .choices = "all|none|alternate",
+     .help = "with a device: the tasks promise stream order, so a replay issues them after their producers' host "
+             "side and orders them on the device (the seed's runahead: all); none: each waits for its producers' "
+             "device side; alternate: every other timestep's tasks are host tasks"},
+    {.name = "check-peek", .kind = MAPP_OPT_FLAG, .dest = &args.check_peek,
+     .help = "with a device: a host task that reads an input the device has not written yet is reported by name "
+             "(exit 1)"},
+    {.name = "plant", .kind = MAPP_OPT_CHOICE, .dest = &args.plant, .choices = "no-device-wait|host-runahead",
+     .help = "test only: a bug in the asynchronous effects that a check must catch (exit 1): a consumer's stream "
+             "does not wait on its producer's token, or host tasks promise stream order",
+     .changes = MAPP_CHANGES_ANSWER},
     {.name = "interpolate", .kind = MAPP_OPT_FLAG, .dest = &args.interpolate,
      .help = "subgraph: patch the base timestep into every op per instantiation"},
     {.name = "metg", .kind = MAPP_OPT_FLAG, .dest = &args.metg,
@@ -129,6 +149,29 @@ static int check_metg_flags(const mapp_run *run) {
   return MAPP_OK;
 }
 
+/* --device, --stream-ordered, --device-poll-us, --check-peek, --plant. */
+static int resolve_device(const mapp_run *run, tb_config *cfg) {
+  cfg->device = !strcmp(args.device, "emulated");
+  if (cfg->device && run->backend == MAPP_BACKEND_CUDA)
+    return mapp_fail(MAPP_ERR_INPUT, "--device emulated: the cuda backend has a real device (use --backend "
+                                     "serial or threads)");
+  if (!cfg->device && (mapp_run_given(run, "stream-ordered") || mapp_run_given(run, "device-poll-us")))
+    return mapp_fail(MAPP_ERR_INPUT, "--%s applies to a device: add --device emulated",
+                     mapp_run_given(run, "stream-ordered") ? "stream-ordered" : "device-poll-us");
+  if (args.device_poll_us < 0) return mapp_fail(MAPP_ERR_INPUT, "--device-poll-us: %g is negative", args.device_poll_us);
+  cfg->device_poll_ns = (long)(args.device_poll_us * 1e3 + 0.5);
+  cfg->stream_ordered = !strcmp(args.stream_ordered, "none")        ? TB_STREAM_ORDERED_NONE
+                        : !strcmp(args.stream_ordered, "alternate") ? TB_STREAM_ORDERED_ALTERNATE
+                                                                    : TB_STREAM_ORDERED_ALL;
+  cfg->check_peek = args.check_peek;
+  cfg->plant = !args.plant                          ? TB_PLANT_NONE
+               : !strcmp(args.plant, "no-device-wait") ? TB_PLANT_NO_DEVICE_WAIT
+                                                       : TB_PLANT_HOST_RUNAHEAD;
+  if (cfg->plant == TB_PLANT_HOST_RUNAHEAD && cfg->stream_ordered != TB_STREAM_ORDERED_ALTERNATE)
+    return mapp_fail(MAPP_ERR_INPUT, "--plant host-runahead needs host tasks: add --stream-ordered alternate");
+  return MAPP_OK;
+}
+
 static int setup(mapp_run *run, void **state) {
   if (args.broken_graph) return subgraph_compile_broken(args.broken_graph);
   MAPP_TRY(check_metg_flags(run));
@@ -164,6 +207,7 @@ static int setup(mapp_run *run, void **state) {
   cfg->chain_finish = !strcmp(args.chain, "finish");
   cfg->break_dependence = args.break_dependence;
   cfg->copy_bytes = args.copy_bytes;
+  MAPP_TRY(resolve_device(run, cfg));
   MAPP_TRY(tb_config_check(cfg, run->mpi.nranks));
   return subgraph_setup(run, &opt, state);
 }

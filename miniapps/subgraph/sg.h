@@ -39,11 +39,33 @@ typedef struct sg_barrier sg_barrier;
 typedef uint64_t sg_event;
 #define SG_NO_EVENT ((sg_event)0)
 
+/* A device: per worker an in-order queue (a stream) of device work.
+ *   none      no device: an op is done when its function returns.
+ *   emulated  each stream is served by a thread of its own (a helper
+ *             thread of the run), which runs kernels, records and waits
+ *             for tokens and delivers completion notifications to the
+ *             runtime device_poll_ns after it reaches them, as Realm's GPU
+ *             worker polls its events (sg_device.c). */
+typedef enum { SG_DEVICE_NONE, SG_DEVICE_EMULATED } sg_device_kind;
+
+typedef struct sg_stream sg_stream;
+
+/* Device work: runs on the stream's device after everything enqueued on
+ * the stream before it. device_worker is the device's own index
+ * (workers..2*workers-1), for per-thread scratch. */
+typedef void (*sg_kernel_fn)(const void *args, size_t size, int device_worker);
+#define SG_KERNEL_ARGS 64
+/* Enqueues fn (args copied, at most SG_KERNEL_ARGS bytes) on s. */
+int sg_stream_launch(sg_stream *s, sg_kernel_fn fn, const void *args, size_t size);
+
 /* What a task sees of the runtime. */
 typedef struct {
   sg_runtime *rt;
   int worker;                  /* 0..workers-1 */
   const void *instance_args;   /* subgraph: the instantiation's argument block; eager: NULL */
+  /* A device op (sg_op_def.device, sg_launch_device_task): the stream its
+   * device work goes to, in its worker's order; else NULL. */
+  sg_stream *stream;
 } sg_task_ctx;
 
 typedef void (*sg_task_fn)(const void *args, size_t size, const sg_task_ctx *ctx);
@@ -76,6 +98,12 @@ typedef struct {
    * own beside the workers'; NULL: left as it is. A host left free shared
    * a CPU with a spinning worker for milliseconds at a time. */
   const int *host_cpu;
+  sg_device_kind device;
+  long device_poll_ns; /* emulated: a completion reaches the runtime this long after the device does */
+  /* Test only: a consumer that respects its producer's asynchronous
+   * effects issues without its stream's wait on the producer's token
+   * (the bug the tag check must catch). */
+  bool skip_device_waits;
 } sg_config;
 
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out);
@@ -121,6 +149,11 @@ void sg_event_add_waiter(sg_runtime *rt, sg_event ev, sg_waiter *w);
 int sg_launch_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *args, size_t size,
                    const sg_event *pre, int npre, sg_event *done);
 int sg_launch_copy(sg_runtime *rt, const sg_copy_desc *copy, const sg_event *pre, int npre, sg_event *done);
+/* A task with device work: fn enqueues it on ctx->stream; *done triggers
+ * when the device has done it (the eager path has no runahead: a
+ * successor starts after both sides). Needs a runtime with a device. */
+int sg_launch_device_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *args, size_t size,
+                          const sg_event *pre, int npre, sg_event *done);
 int sg_launch_arrive(sg_runtime *rt, sg_barrier *barrier, const sg_event *pre, int npre, sg_event *done);
 
 /* A barrier: its event triggers after `count` arrivals; sg_barrier_rearm
@@ -153,6 +186,16 @@ typedef struct {
    * other ranks must not sit behind it: give every op its (global)
    * timestep, and each rank's schedules wait only on earlier timesteps. */
   int phase;
+  /* A task with device work (asynchronous effects): fn enqueues it on
+   * ctx->stream and its control side is done when fn returns, its device
+   * side when the device has done it. Needs a runtime with a device. */
+  bool device;
+  /* The promise (Realm's stream-ordered task): the op touches its inputs
+   * only through work on its stream, never on the host. A consumer that
+   * promises it respects its producers' asynchronous effects: it is issued
+   * after their control side, its stream waiting on their tokens (the
+   * runahead); one that does not also waits for their device side. */
+  bool stream_ordered;
 } sg_op_def;
 
 typedef struct {
@@ -214,8 +257,26 @@ typedef struct {
   int cross_edges;   /* edges whose ends are on different workers */
   int local_edges;   /* edges kept implicit by the per-worker schedule order */
   int patched_ops;   /* ops whose payload is copied and patched per instantiation */
+  /* Asynchronous effects: every edge is a control edge; an edge from a
+   * device op whose consumer does not respect its effects is also an async
+   * edge (the consumer waits for the device side), one whose consumer does
+   * is a device wait (on another stream: its stream waits on the token;
+   * on the same stream, the stream's order is enough). */
+  int control_edges, async_edges, device_waits, stream_order_edges;
+  int tokens;        /* device ops whose token another stream waits on */
+  int notifications; /* device completions reported to the host per replay */
 } sg_subgraph_stats;
 void sg_subgraph_get_stats(const sg_subgraph *sg, sg_subgraph_stats *out);
+
+/* What the device did since the runtime was created (zero without one). */
+typedef struct {
+  long kernels, kernel_ns;  /* device work run, and its time on the device */
+  long issued_ops, issue_ns; /* device ops' host sides (their functions), and their time */
+  long notifications;       /* completions delivered to the host */
+  long max_runahead;        /* the most kernels enqueued on one stream and not yet run */
+} sg_device_stats;
+void sg_runtime_device_stats(sg_runtime *rt, sg_device_stats *out);
+void sg_runtime_device_stats_reset(sg_runtime *rt);
 
 /* Monotonic nanoseconds (for the variants' phase timings). */
 long sg_now_ns(void);

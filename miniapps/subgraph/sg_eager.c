@@ -37,6 +37,8 @@ struct eager_op {
   pre_node *pre;           /* npre nodes, after the struct */
   unsigned char *args;     /* arg_size bytes, after the nodes */
   bool recycled;           /* a block of SG_OP_BLOCK bytes from rt->free_ops */
+  bool device;             /* a device task: done when its stream has run what it enqueued */
+  sg_runtime *rt;          /* a device task's, for its notification */
 };
 
 /* Most ops (a few preconditions, a small argument block) fit a recycled
@@ -125,6 +127,14 @@ int sg_launch_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *
   return eager_launch(rt, &proto, args, pre, npre, done);
 }
 
+int sg_launch_device_task(sg_runtime *rt, const char *name, sg_task_fn fn, const void *args, size_t size,
+                          const sg_event *pre, int npre, sg_event *done) {
+  if (rt->device == SG_DEVICE_NONE)
+    return mapp_fail(MAPP_ERR_INPUT, "device task '%s' launched on a runtime without a device", name ? name : "task");
+  eager_op proto = {.kind = EAGER_TASK, .name = name ? name : "task", .fn = fn, .arg_size = size, .device = true};
+  return eager_launch(rt, &proto, args, pre, npre, done);
+}
+
 int sg_launch_copy(sg_runtime *rt, const sg_copy_desc *copy, const sg_event *pre, int npre, sg_event *done) {
   eager_op proto = {.kind = EAGER_COPY, .name = "copy", .copy = *copy};
   return eager_launch(rt, &proto, NULL, pre, npre, done);
@@ -140,9 +150,30 @@ int sg_event_merge(sg_runtime *rt, const sg_event *evs, int n, sg_event *out) {
   return eager_launch(rt, &proto, NULL, evs, n, out);
 }
 
+static void eager_device_done(void *arg) {
+  eager_op *op = arg;
+  eager_complete(op->rt, op);
+}
+
+/* A device task's host side: it enqueues its work on the worker's stream;
+ * the op completes when the stream's notification arrives. */
+static void eager_run_device(sg_runtime *rt, eager_op *op, int worker) {
+  sg_stream *stream = sg_worker_stream(rt, worker);
+  sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = NULL, .stream = stream};
+  long t0 = sg_now_ns();
+  op->fn(op->args, op->arg_size, &ctx);
+  sg_count_issue(rt, sg_now_ns() - t0);
+  op->rt = rt;
+  sg_stream_notify(stream, eager_device_done, op);
+}
+
 /* Runs an eager op taken from a queue by worker, then completes it. */
 void sg_eager_run(sg_runtime *rt, sg_work *w, int worker) {
   eager_op *op = (eager_op *)w;
+  if (op->device) {
+    eager_run_device(rt, op, worker);
+    return;
+  }
   switch (op->kind) {
   case EAGER_TASK: {
     sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = NULL};

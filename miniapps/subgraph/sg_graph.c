@@ -40,6 +40,9 @@ static void subgraph_free(sg_subgraph *sg) {
   free(sg->counter_init);
   free(sg->counter_worker);
   free(sg->xsucc);
+  free(sg->asucc);
+  free(sg->dwaits);
+  free(sg->token_op);
   free(sg->post_list);
   free(sg->port_first);
   free(sg->port_counters);
@@ -85,6 +88,9 @@ static int copy_definition(sg_subgraph *sg, const sg_graph_def *def) {
       return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': task op %d has no function", sg->name, i);
     if (o->kind == SG_OP_ARRIVE && !o->barrier)
       return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': arrival op %d has no barrier", sg->name, i);
+    if (o->device && (o->kind != SG_OP_TASK || sg->rt->device == SG_DEVICE_NONE))
+      return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': op %d is a device op, %s", sg->name, i,
+                       o->kind != SG_OP_TASK ? "but only tasks may be" : "on a runtime without a device");
     cop *c = &sg->ops[i];
     c->kind = o->kind, c->fn = o->fn;
     c->payload_size = payload_size_of(o);
@@ -93,6 +99,8 @@ static int copy_definition(sg_subgraph *sg, const sg_graph_def *def) {
     c->worker = o->affinity; /* resolved at compile */
     c->phase = o->phase;
     c->patched_off = -1;
+    c->device = o->device, c->respects = o->stream_ordered; /* the promise, trusted (--check-peek tests it) */
+    c->token = c->note = -1;
     char fallback[32];
     snprintf(fallback, sizeof fallback, "op#%d", i);
     if (!(c->name = strdup(o->name ? o->name : fallback)))
@@ -179,6 +187,11 @@ static sg_instance *instance_block(sg_subgraph *sg) {
   inst->post = (sg_event *)(mem + sg->off_post);
   inst->args = mem + sg->off_args;
   inst->patched = mem + sg->off_patched;
+  inst->tokens = (sg_token *)(mem + sg->off_tokens);
+  inst->notes = (sg_note *)(mem + sg->off_notes);
+  for (int t = 0; t < sg->ntokens; ++t) atomic_init(&inst->tokens[t].recorded, 0), atomic_init(&inst->tokens[t].done, 0);
+  for (int v = 0; v < sg->nops; ++v)
+    if (sg->ops[v].note >= 0) inst->notes[sg->ops[v].note] = (sg_note){.inst = inst, .op = v};
   inst->finish = sg_event_reserve(rt);
   int ok = inst->finish != SG_NO_EVENT;
   for (int p = 0; p < sg->npost; ++p) ok &= (inst->post[p] = sg_event_reserve(rt)) != SG_NO_EVENT;
@@ -232,10 +245,63 @@ static void start_fired(sg_waiter *self, sg_runtime *rt) {
   instance_release(inst);
 }
 
-static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, const sg_instance *inst, const cop *c, int worker) {
+/* One of the instantiation's ends: a worker's schedule done, or a device
+ * op's notification. The last triggers the one finish event. */
+static void finish_one(sg_runtime *rt, sg_instance *inst) {
+  if (atomic_fetch_sub_explicit(&inst->finish_left, 1, memory_order_acq_rel) == 1) {
+    sg_event_trigger(rt, inst->finish);
+    instance_release(inst);
+  }
+}
+
+/* A device op's device side is done (its stream's notification): the
+ * consumers that waited for it (async edges) and its postcondition ports. */
+static void device_done(void *arg) {
+  const sg_note *n = arg;
+  sg_instance *inst = n->inst;
+  const sg_subgraph *sg = inst->sg;
+  const cop *c = &sg->ops[n->op];
+  sg_runtime *rt = sg->rt;
+  for (int k = 0; k < c->nasucc; ++k) resume_counter(rt, inst, sg->asucc[c->first_asucc + k]);
+  for (int k = 0; k < c->npost; ++k) sg_event_trigger(rt, inst->post[sg->post_list[c->first_post + k]]);
+  finish_one(rt, inst);
+}
+
+/* A device op's host side: its stream waits on the tokens of its
+ * producers on other streams, its function enqueues its work, its token
+ * is recorded (before its control successors are released: a consumer
+ * reads it only after that), and its notification follows. A token that
+ * was not recorded in this instantiation is a runtime error naming both
+ * ops, never a wait that silently passes. */
+static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *inst, const cop *c, int worker,
+                            const unsigned char *payload) {
+  sg_stream *stream = sg_worker_stream(rt, worker);
+  for (int k = 0; k < c->ndwait; ++k) {
+    int token = sg->dwaits[c->first_dwait + k];
+    sg_token *t = &inst->tokens[token];
+    if (atomic_load_explicit(&t->recorded, memory_order_acquire) != inst->seq) {
+      sg_device_violation(rt, c->name, sg->ops[sg->token_op[token]].name, sg->name);
+      continue;
+    }
+    if (!rt->skip_device_waits) sg_stream_wait(stream, t, inst->seq);
+  }
+  sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = inst->args, .stream = stream};
+  long t0 = sg_now_ns();
+  c->fn(payload, c->payload_size, &ctx);
+  sg_count_issue(rt, sg_now_ns() - t0);
+  if (c->token >= 0) sg_stream_record(stream, &inst->tokens[c->token], inst->seq);
+  if (c->note >= 0) sg_stream_notify(stream, device_done, &inst->notes[c->note]);
+}
+
+static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *inst, const cop *c, int worker) {
   const unsigned char *payload =
       c->patched_off >= 0 ? inst->patched + c->patched_off : sg->payloads + c->payload_off;
   sg_tls_running = &c->running;
+  if (c->device) {
+    issue_device_op(rt, sg, inst, c, worker, payload);
+    sg_tls_running = NULL;
+    return;
+  }
   switch (c->kind) {
   case SG_OP_TASK: {
     sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = inst->args};
@@ -311,14 +377,14 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
       it->resume = 0;
     }
     run_op(rt, sg, inst, c, worker);
+    /* the control side is done: for a device op, its device side may still run (the runahead) */
     for (int k = 0; k < c->nxsucc; ++k) resume_counter(rt, inst, sg->xsucc[c->first_xsucc + k]);
-    for (int k = 0; k < c->npost; ++k) sg_event_trigger(rt, inst->post[sg->post_list[c->first_post + k]]);
+    if (!c->device)
+      for (int k = 0; k < c->npost; ++k) sg_event_trigger(rt, inst->post[sg->post_list[c->first_post + k]]);
   }
-  /* One finish event from one counter, not one per worker (the seed's fix). */
-  if (atomic_fetch_sub_explicit(&inst->finish_left, 1, memory_order_acq_rel) == 1) {
-    sg_event_trigger(rt, inst->finish);
-    instance_release(inst);
-  }
+  /* One finish event from one counter, not one per worker (the seed's
+   * fix); device ops' notifications count in it too. */
+  finish_one(rt, inst);
 }
 
 int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_event start, const sg_event *pre,
@@ -352,7 +418,8 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
     inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0, .resume = 0};
   for (int p = 0; p < sg->npost; ++p) post[p] = inst->post[p];
   *finish = inst->finish;
-  atomic_init(&inst->finish_left, sg->nactive);
+  inst->seq = seq;
+  atomic_init(&inst->finish_left, sg->nactive + sg->nnotes);
   atomic_init(&inst->refs, 1 + pending_ports + 1);
   atomic_fetch_add_explicit(&sg->refs, 1, memory_order_relaxed);
   /* From here the instance may run and finish on other threads: no more

@@ -155,7 +155,15 @@ static int topological_order(sg_subgraph *sg, const int *sfirst, const int *slis
   return status;
 }
 
-/* Workers, schedules, counters only where predecessors are elsewhere. */
+/* Realm's rule: an edge from an op with asynchronous effects (a device
+ * op) to a consumer that does not respect them is also an async edge: the
+ * consumer waits for the producer's device side as well. */
+static inline bool async_edge(const cop *producer, const cop *consumer) {
+  return producer->device && !consumer->respects;
+}
+
+/* Workers, schedules, counters only where predecessors are elsewhere (or
+ * on a device the consumer does not let run ahead of it). */
 static int plan_schedules(sg_subgraph *sg, const int *order, const int *sfirst, const int *slist, const int *pfirst,
                           const int *plist) {
   int n = sg->nops, W = sg->rt->nworkers, rr = 0;
@@ -182,10 +190,12 @@ static int plan_schedules(sg_subgraph *sg, const int *order, const int *sfirst, 
   for (int e = 0; e < sg->npre_edges; ++e) external[sg->pre_edges[e].op]++;
   for (int v = 0; v < n; ++v)
     for (int k = pfirst[v]; k < pfirst[v + 1]; ++k) {
-      bool cross = sg->ops[plist[k]].worker != sg->ops[v].worker;
-      external[v] += cross;
+      bool cross = sg->ops[plist[k]].worker != sg->ops[v].worker, async = async_edge(&sg->ops[plist[k]], &sg->ops[v]);
+      external[v] += cross + async;
       sg->stats.cross_edges += cross;
       sg->stats.local_edges += !cross;
+      sg->stats.control_edges++;
+      sg->stats.async_edges += async;
     }
   int status = mapp_calloc((void **)&sg->counter_init, (size_t)n, sizeof(int), "counters");
   if (status == MAPP_OK) status = mapp_calloc((void **)&sg->counter_worker, (size_t)n, sizeof(int), "counters");
@@ -208,6 +218,57 @@ static int plan_schedules(sg_subgraph *sg, const int *order, const int *sfirst, 
   }
   sg->stats.workers_used = sg->nactive;
   sg->stats.counters = sg->ncounters;
+  return MAPP_OK;
+}
+
+/* Whether op v is the last device op of its worker's schedule: its
+ * notification tells the finish counter that the stream is done. */
+static bool last_device_op(const sg_subgraph *sg, int v) {
+  int w = sg->ops[v].worker;
+  for (int k = sg->nsched[w] - 1; k >= 0; --k)
+    if (sg->ops[sg->sched[w][k]].device) return sg->sched[w][k] == v;
+  return false;
+}
+
+/* The device side of the edges: per op, the counters its device side
+ * releases (async edges), the tokens its stream waits on (a consumer that
+ * respects a producer on another stream; on the same stream the order is
+ * enough), its own token when another stream waits on it, and its
+ * notification when anyone needs its device side: an async edge, a
+ * postcondition port (ports are opaque: no runahead across them), or the
+ * finish counter (its stream's last device op). */
+static int plan_effects(sg_subgraph *sg, const int *sfirst, const int *slist, const int *pfirst, const int *plist) {
+  int n = sg->nops;
+  MAPP_TRY(mapp_calloc((void **)&sg->asucc, (size_t)sg->nedges + 1, sizeof(int), "async successors"));
+  MAPP_TRY(mapp_calloc((void **)&sg->dwaits, (size_t)sg->nedges + 1, sizeof(int), "device waits"));
+  MAPP_TRY(mapp_calloc((void **)&sg->token_op, (size_t)n + 1, sizeof(int), "tokens"));
+  int na = 0, nd = 0;
+  for (int v = 0; v < n; ++v) {
+    cop *c = &sg->ops[v];
+    c->first_asucc = na;
+    for (int k = sfirst[v]; k < sfirst[v + 1]; ++k)
+      if (async_edge(c, &sg->ops[slist[k]])) sg->asucc[na++] = sg->ops[slist[k]].counter;
+    c->nasucc = na - c->first_asucc;
+    c->first_dwait = nd;
+    for (int k = pfirst[v]; k < pfirst[v + 1]; ++k) {
+      cop *p = &sg->ops[plist[k]];
+      if (!p->device || !c->respects || !c->device) continue; /* a host op's promise has no stream to order */
+      if (p->worker == c->worker) {
+        sg->stats.stream_order_edges++;
+        continue;
+      }
+      if (p->token < 0) sg->token_op[p->token = sg->ntokens++] = plist[k];
+      sg->dwaits[nd++] = p->token;
+      sg->stats.device_waits++;
+    }
+    c->ndwait = nd - c->first_dwait;
+  }
+  for (int v = 0; v < n; ++v) {
+    cop *c = &sg->ops[v];
+    if (c->device && (c->nasucc || c->npost || last_device_op(sg, v))) c->note = sg->nnotes++;
+  }
+  sg->stats.tokens = sg->ntokens;
+  sg->stats.notifications = sg->nnotes;
   return MAPP_OK;
 }
 
@@ -272,6 +333,8 @@ static int plan_payloads(sg_subgraph *sg) {
   sg->off_post = at, at += sg_align16(sizeof(sg_event) * (size_t)sg->npost);
   sg->off_args = at, at += sg_align16(sg->arg_size);
   sg->off_patched = at, at += sg_align16(sg->patch_bytes);
+  sg->off_tokens = at, at += sg_align16(sizeof(sg_token) * (size_t)sg->ntokens);
+  sg->off_notes = at, at += sg_align16(sizeof(sg_note) * (size_t)sg->nnotes);
   sg->inst_bytes = at;
   return MAPP_OK;
 }
@@ -287,6 +350,7 @@ int sg_subgraph_compile(sg_subgraph *sg) {
   if (status == MAPP_OK) status = topological_order(sg, sfirst, slist, pfirst, plist, order);
   if (status == MAPP_OK) status = plan_schedules(sg, order, sfirst, slist, pfirst, plist);
   if (status == MAPP_OK) status = plan_ports(sg);
+  if (status == MAPP_OK) status = plan_effects(sg, sfirst, slist, pfirst, plist);
   if (status == MAPP_OK) status = plan_payloads(sg);
   free(sfirst), free(slist), free(pfirst), free(plist), free(order);
   if (status == MAPP_OK) sg->compiled = 1;

@@ -16,7 +16,13 @@ typedef struct {
   int worker, counter;              /* counter: -1 when every predecessor is on this worker */
   int phase;                        /* sg_op_def's: the schedules' order among ready ops */
   int first_xsucc, nxsucc;          /* counters to decrement after running (cross-worker successors) */
-  int first_post, npost;            /* postcondition ports to trigger after running */
+  int first_post, npost;            /* postcondition ports to trigger after running (a device op: after its device side) */
+  /* asynchronous effects (sg_op_def.device, .stream_ordered) */
+  bool device, respects;
+  int token;              /* its token's index in an instance, or -1 (no other stream waits on it) */
+  int first_dwait, ndwait; /* tokens (of ops on other streams) its stream waits on before its work */
+  int first_asucc, nasucc; /* counters its device side decrements (async edges) */
+  int note;               /* its notification's index in an instance, or -1 (none: its device side tells nobody) */
 } cop;
 
 typedef struct sg_instance sg_instance;
@@ -40,6 +46,12 @@ typedef struct {
   int port;
 } port_waiter;
 
+/* A device op's completion, handed to its stream's notification. */
+typedef struct {
+  sg_instance *inst;
+  int op;
+} sg_note;
+
 struct sg_instance {
   sg_subgraph *sg;
   sg_instance *next_free; /* in the subgraph's list of blocks to reuse */
@@ -52,6 +64,9 @@ struct sg_instance {
   sg_counter *counters;
   sg_event *post;
   unsigned char *args, *patched;
+  uint64_t seq;     /* the instantiation's number: its tokens' generation */
+  sg_token *tokens;
+  sg_note *notes;
 };
 
 struct sg_subgraph {
@@ -83,13 +98,17 @@ struct sg_subgraph {
   int nactive, ncounters;
   int *counter_init, *counter_worker;
   int *xsucc;           /* counter ids */
+  int *asucc;           /* counter ids (async edges), grouped per op */
+  int *dwaits;          /* token ids, grouped per op */
+  int *token_op;        /* token id -> the op that records it */
+  int ntokens, nnotes;
   int *post_list;       /* ports, grouped per op */
   int *port_first, *port_counters; /* pre port -> consumer counter ids (CSR) */
   unsigned char *patch_image;
   size_t patch_bytes;
   long *replan; /* offsets in the patched image of the copies to plan per instantiation */
   int nreplan;
-  size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched;
+  size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched, off_tokens, off_notes;
   sg_subgraph_stats stats;
 };
 

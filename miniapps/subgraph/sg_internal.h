@@ -72,6 +72,14 @@ typedef struct {
   uint32_t next_free;
 } sg_event_slot;
 
+/* A device token: recorded by the host when it enqueues the record (the
+ * generation of the op's replay), done when the stream reaches it. A wait
+ * checks `recorded` when it is enqueued: a wait on a token never recorded
+ * is an error, where CUDA's is silently nothing. */
+typedef struct {
+  _Atomic uint64_t recorded, done;
+} sg_token;
+
 #define SG_EV_CHUNK_BITS 12
 #define SG_EV_CHUNK (1u << SG_EV_CHUNK_BITS)
 #define SG_EV_MAX_CHUNKS 4096
@@ -112,6 +120,15 @@ struct sg_runtime {
   _Atomic uint64_t next_seq;        /* numbers instantiations: an input never comes from a later one */
   atomic_int sleepers;
   atomic_bool shutdown;
+  /* the device (sg_device.c): a stream per worker */
+  sg_device_kind device;
+  long device_poll_ns;
+  bool skip_device_waits;
+  sg_stream *streams[SG_MAX_WORKERS];
+  int nstreams;
+  struct {
+    atomic_long kernels, kernel_ns, issued_ops, issue_ns, notifications, max_runahead;
+  } dev_stats;
   /* the first contract violation */
   pthread_mutex_t violation_lock;
   atomic_int violated;
@@ -127,6 +144,9 @@ extern _Thread_local const sg_running_op *sg_tls_running;
 /* Fails a call made inside a subgraph op: records the violation once and
  * returns MAPP_ERR_VERIFY. */
 int sg_contract_violation(sg_runtime *rt, const char *call);
+/* A device op issued with a wait on a token its producer never recorded
+ * in this instantiation: recorded once, as a contract violation is. */
+void sg_device_violation(sg_runtime *rt, const char *consumer, const char *producer, const char *subgraph);
 
 #define SG_MIN_SPIN_NS 1000L
 
@@ -150,6 +170,25 @@ void sg_event_unreserve(sg_runtime *rt, sg_event triggered);
 bool sg_older_work_queued(sg_runtime *rt, int worker, uint64_t seq);
 void sg_push_worker(sg_runtime *rt, int worker, sg_work *w);
 void sg_item_run(sg_runtime *rt, sg_work *w, int worker); /* sg_graph.c */
+/* sg_device.c: the streams' lives, and what the runtime enqueues besides
+ * kernels. Record sets t->recorded to gen at once and t->done to gen when
+ * the stream reaches it; wait holds the stream until t->done >= gen;
+ * notify calls fn(arg) on the device's thread device_poll_ns after the
+ * stream reaches it. */
+int sg_devices_start(sg_runtime *rt);
+void sg_devices_stop(sg_runtime *rt); /* drains every stream and delivers every notification first */
+static inline sg_stream *sg_worker_stream(sg_runtime *rt, int worker) {
+  return rt->nstreams ? rt->streams[worker] : NULL;
+}
+void sg_stream_record(sg_stream *s, sg_token *t, uint64_t gen);
+void sg_stream_wait(sg_stream *s, sg_token *t, uint64_t gen);
+void sg_stream_notify(sg_stream *s, void (*fn)(void *arg), void *arg);
+/* Host time of a device op's function, for sg_device_stats. */
+static inline void sg_count_issue(sg_runtime *rt, long ns) {
+  atomic_fetch_add_explicit(&rt->dev_stats.issued_ops, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&rt->dev_stats.issue_ns, ns, memory_order_relaxed);
+}
+
 /* Shared by both paths: the arrival that completes the count triggers. */
 void sg_barrier_arrive_now(sg_runtime *rt, sg_barrier *b);
 

@@ -125,6 +125,26 @@ unsigned char *tb_copy_in(const tb_state *st, long t, long p, long q);
 
 /* The task every variant runs (tb_task.c). */
 void tb_run_task(tb_state *st, long t, long p, int worker);
+/* Per-thread buffers (dependences, sinks, scratch): a worker's, the
+ * host's, and each device thread's. */
+static inline long tb_buffer_slots(int workers) { return 2L * workers + 1; }
+static inline int tb_host_slot(int workers) { return workers; }
+/* With a device: does (s, p)'s task run on it? Every other step's tasks
+ * are host tasks with --stream-ordered alternate (s: the step in its chunk
+ * or graph, so both variants split alike). */
+static inline bool tb_on_device(const tb_config *cfg, long s) {
+  return cfg->device && (cfg->stream_ordered != TB_STREAM_ORDERED_ALTERNATE || s % 2 == 0);
+}
+/* Does (s, p)'s op promise stream order? Device tasks but with
+ * --stream-ordered none; host tasks only by the planted bug. */
+static inline bool tb_promises_order(const tb_config *cfg, long s) {
+  if (!tb_on_device(cfg, s)) return cfg->device && cfg->plant == TB_PLANT_HOST_RUNAHEAD;
+  return cfg->stream_ordered != TB_STREAM_ORDERED_NONE;
+}
+/* A task's host side: on a stream, it enqueues the task (its inputs, its
+ * kernel, its output all on the device); else it runs it here, after
+ * --check-peek's look at its inputs. */
+void tb_task_body(tb_state *st, long t, long p, const sg_task_ctx *ctx);
 /* The kernel alone (for calibration): K iterations on worker 0's scratch. */
 void tb_kernel_run(tb_state *st, int worker);
 
@@ -135,6 +155,8 @@ int tb_run_subgraph(tb_state *st);
 /* The subgraph variant's record and compile, once (timed apart from the run). */
 int tb_subgraph_prepare(tb_state *st);
 void tb_subgraph_release(tb_state *st);
+/* The compiled graph's statistics (zero before tb_subgraph_prepare). */
+void tb_subgraph_stats(const tb_state *st, sg_subgraph_stats *out);
 
 /* Cross-rank dependences (tb_comm.c): the host thread drives MPI (FUNNELED). */
 int tb_comm_create(tb_state *st, tb_comm **out);

@@ -40,6 +40,7 @@ typedef struct {
   tb_metg_sweep sweep;
   double round_trip_ns[2]; /* core-to-core, before and after the METG sweep; 0: not measured */
   double *cuda_values; /* cuda: the last timestep's values */
+  sg_device_stats device; /* what the device did in the last run */
 } subgraph_run;
 
 /* Nanoseconds one task's kernel takes at the current K, alone on the host
@@ -90,9 +91,11 @@ int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state) {
 static int run_once(subgraph_run *r, double *seconds) {
   tb_state *st = r->st;
   MAPP_MPI(MPI_Barrier(st->comm));
+  sg_runtime_device_stats_reset(st->rt); /* the last run's figures: nothing of an earlier one is in flight */
   long t0 = sg_now_ns();
   int status = r->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
   double local = (double)(sg_now_ns() - t0) * 1e-9;
+  sg_runtime_device_stats(st->rt, &r->device);
   MAPP_TRY(status);
   MAPP_MPI(MPI_Allreduce(&local, seconds, 1, MPI_DOUBLE, MPI_MAX, st->comm));
   return MAPP_OK;
@@ -377,6 +380,34 @@ static void print_metg(const mapp_run *run, const subgraph_run *r) {
   }
 }
 
+/* The asynchronous effects: the device's figures of the last run (this
+ * rank's), per op and per instantiation (eager: per chunk), and the
+ * compiled graph's edges by kind. */
+static int describe_effects(mapp_run *run, const subgraph_run *r) {
+  const tb_state *st = r->st;
+  const tb_config *cfg = &st->cfg;
+  static const char *const ordered[] = {"all", "none", "alternate"};
+  MAPP_TRY(mapp_run_set(run, "device", json_string(cfg->device ? "emulated" : "none")));
+  run->rec.helper_threads = cfg->device ? cfg->workers : 0; /* a device thread per worker */
+  if (!cfg->device) return MAPP_OK;
+  const sg_device_stats *d = &r->device;
+  double chunks = (double)(cfg->steps / cfg->graph_steps);
+  MAPP_TRY(mapp_run_set(run, "stream_ordered", json_string(ordered[cfg->stream_ordered])));
+  MAPP_TRY(mapp_run_set(run, "device_poll_us", json_real((double)cfg->device_poll_ns * 1e-3)));
+  MAPP_TRY(mapp_run_set(run, "issue_us_per_op", json_real(d->issued_ops ? d->issue_ns * 1e-3 / d->issued_ops : 0.0)));
+  MAPP_TRY(mapp_run_set(run, "device_us_per_op", json_real(d->kernels ? d->kernel_ns * 1e-3 / d->kernels : 0.0)));
+  MAPP_TRY(mapp_run_set(run, "notifications_per_step", json_real((double)d->notifications / chunks)));
+  MAPP_TRY(mapp_run_set(run, "max_runahead", json_integer(d->max_runahead)));
+  if (r->variant != TB_VARIANT_SUBGRAPH) return MAPP_OK;
+  sg_subgraph_stats g;
+  tb_subgraph_stats(st, &g);
+  json_t *edges = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "control", g.control_edges, "async", g.async_edges,
+                            "device_waits", g.device_waits, "stream_order", g.stream_order_edges, "tokens", g.tokens,
+                            "notifications", g.notifications);
+  if (!edges) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory describing the graph's edges");
+  return mapp_run_set(run, "graph_edges", edges);
+}
+
 static int subgraph_describe(mapp_run *run, void *state) {
   subgraph_run *r = state;
   if (r->cuda) return describe_device(run, r);
@@ -399,6 +430,7 @@ static int subgraph_describe(mapp_run *run, void *state) {
   MAPP_TRY(mapp_run_set(run, "record_s", json_real(st->record_s)));
   MAPP_TRY(mapp_run_set(run, "instantiations", json_integer(st->instantiations)));
   MAPP_TRY(describe_placement(run, st));
+  MAPP_TRY(describe_effects(run, r));
   if (r->metg) MAPP_TRY(describe_metg(run, r));
   if (run->mpi.rank == 0 && r->metg) print_metg(run, r);
   return MAPP_OK;

@@ -26,7 +26,15 @@ typedef struct {
 static void eager_task(const void *args, size_t size, const sg_task_ctx *ctx) {
   (void)size;
   const eager_args *a = args;
-  tb_run_task(a->st, a->t, a->p, ctx->worker);
+  tb_task_body(a->st, a->t, a->p, ctx);
+}
+
+/* A task through the eager path: on the device (its event triggers after
+ * the device has run it) or on the host. */
+static int launch_task(tb_state *st, long t, const eager_args *a, const sg_event *pre, int npre, sg_event *done) {
+  if (tb_on_device(&st->cfg, t % st->cfg.graph_steps))
+    return sg_launch_device_task(st->rt, "task", eager_task, a, sizeof *a, pre, npre, done);
+  return sg_launch_task(st->rt, "task", eager_task, a, sizeof *a, pre, npre, done);
 }
 
 /* Every table is sized by this rank's points (C of them from first), not
@@ -113,7 +121,7 @@ static int launch_one(eager_run *e, long k, long t, long p, bool skip_q0) {
   if (st->cfg.copy_bytes) MAPP_TRY(copy_preconditions(e, t, p, deps, n, &npre));
   eager_args a = {st, t, p};
   sg_event *done = task_ev(e, t, p);
-  MAPP_TRY(sg_launch_task(st->rt, "task", eager_task, &a, sizeof a, e->pre, npre, done));
+  MAPP_TRY(launch_task(st, t, &a, e->pre, npre, done));
   if (st->comm_state) MAPP_TRY(tb_comm_send_after(st->comm_state, t, p, *done));
   return MAPP_OK;
 }
@@ -122,7 +130,7 @@ static int launch_one(eager_run *e, long k, long t, long p, bool skip_q0) {
 static int launch_deferred(eager_run *e) {
   eager_args a = {e->st, 0, e->q0};
   sg_event after = *task_ev(e, 1, e->pc), *done = task_ev(e, 0, e->q0);
-  MAPP_TRY(sg_launch_task(e->st->rt, "task", eager_task, &a, sizeof a, &after, 1, done));
+  MAPP_TRY(launch_task(e->st, 0, &a, &after, 1, done));
   e->cur_sinks[(*e->cur_nsinks)++] = *done;
   e->deferred = 0;
   return MAPP_OK;

@@ -46,6 +46,18 @@ static inline bool tb_host_runs(tb_host_worker h, int share, int workers) {
   return h == TB_HOST_WORKER_AUTO ? share <= workers : h == TB_HOST_WORKER_YES;
 }
 
+/* --device-poll-us's default: the latency of a CUDA completion reaching
+ * the host (subgraph README, "asynchronous effects"). */
+#define TB_DEVICE_POLL_US 5.0
+
+/* --stream-ordered: which device tasks promise stream order (all, none),
+ * or every other timestep's tasks host tasks (alternate). */
+typedef enum { TB_STREAM_ORDERED_ALL, TB_STREAM_ORDERED_NONE, TB_STREAM_ORDERED_ALTERNATE } tb_stream_ordered;
+
+/* Test only: a bug planted in the asynchronous effects, which a check must
+ * catch (--plant). */
+typedef enum { TB_PLANT_NONE, TB_PLANT_NO_DEVICE_WAIT, TB_PLANT_HOST_RUNAHEAD } tb_plant;
+
 typedef struct {
   tb_pattern pattern;
   long width, steps, radix; /* radix: nearest, spread, random_nearest */
@@ -62,6 +74,11 @@ typedef struct {
   bool chain_finish;        /* subgraph: chain instantiations by the finish event (else by ports, per point) */
   bool break_dependence;    /* test only: reverse one edge so its consumer runs first */
   long copy_bytes;          /* > 0: every dependence on another point of this rank is a copy op of this many bytes */
+  bool device;              /* emulated device: a task's work runs on its worker's stream (sg_device_kind) */
+  long device_poll_ns;      /* the device's completion notification latency */
+  tb_stream_ordered stream_ordered;
+  bool check_peek;          /* host tasks check that the device has written what they read */
+  tb_plant plant;
 } tb_config;
 
 /* A task's output: its (timestep, point) tag and a value computed from its

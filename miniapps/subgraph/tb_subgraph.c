@@ -35,7 +35,7 @@ typedef struct {
 static void task_interpolated(const void *args, size_t size, const sg_task_ctx *ctx) {
   (void)size;
   const graph_args *a = args;
-  tb_run_task(a->st, a->base_t + a->s, a->p, ctx->worker);
+  tb_task_body(a->st, a->base_t + a->s, a->p, ctx);
 }
 
 static void task_from_instance(const void *args, size_t size, const sg_task_ctx *ctx) {
@@ -43,7 +43,7 @@ static void task_from_instance(const void *args, size_t size, const sg_task_ctx 
   const graph_args *a = args;
   int64_t base;
   memcpy(&base, ctx->instance_args, sizeof base);
-  tb_run_task(a->st, base + a->s, a->p, ctx->worker);
+  tb_task_body(a->st, base + a->s, a->p, ctx);
 }
 
 typedef struct {
@@ -240,7 +240,8 @@ static int record_ops(tb_state *st, recorder *r) {
        * another rank waits for (sg_op_def.phase) */
       r->ops[op] = (sg_op_def){.name = "task", .kind = SG_OP_TASK, .affinity = (int)(pl * cfg->workers / C),
                                .fn = cfg->interpolate ? task_interpolated : task_from_instance,
-                               .args = &r->args[op], .arg_size = sizeof(graph_args), .phase = (int)s};
+                               .args = &r->args[op], .arg_size = sizeof(graph_args), .phase = (int)s,
+                               .device = tb_on_device(cfg, s), .stream_ordered = tb_promises_order(cfg, s)};
       if (cfg->interpolate)
         r->interps[op] = (sg_interp_def){.arg_offset = 0, .size = sizeof(int64_t), .op = (int)op,
                                          .op_offset = offsetof(graph_args, base_t)};
@@ -365,6 +366,11 @@ static int record_and_compile(tb_state *st, struct tb_graph *g, recorder *r) {
   MAPP_TRY(sg_subgraph_compile(g->sg));
   st->compile_s = (double)(sg_now_ns() - t0) * 1e-9;
   return MAPP_OK;
+}
+
+void tb_subgraph_stats(const tb_state *st, sg_subgraph_stats *out) {
+  if (st->graph) sg_subgraph_get_stats(st->graph->sg, out);
+  else *out = (sg_subgraph_stats){0};
 }
 
 void tb_subgraph_release(tb_state *st) {

@@ -38,6 +38,12 @@ int tb_config_check(const tb_config *cfg, int nranks) {
                      cfg->graph_steps);
   if (cfg->in_flight < 1) return mapp_fail(MAPP_ERR_INPUT, "--in-flight: %d is below 1", cfg->in_flight);
   if (cfg->copy_bytes < 0) return mapp_fail(MAPP_ERR_INPUT, "--copy-bytes: %ld is negative", cfg->copy_bytes);
+  if (cfg->device_poll_ns < 0)
+    return mapp_fail(MAPP_ERR_INPUT, "--device-poll-us: %g is negative", (double)cfg->device_poll_ns * 1e-3);
+  if (cfg->check_peek && !cfg->device)
+    return mapp_fail(MAPP_ERR_INPUT, "--check-peek checks host reads of device outputs: it needs --device emulated");
+  if (cfg->plant != TB_PLANT_NONE && !cfg->device)
+    return mapp_fail(MAPP_ERR_INPUT, "--plant plants a bug in the asynchronous effects: it needs --device emulated");
   if (cfg->width < nranks)
     return mapp_fail(MAPP_ERR_INPUT, "--width %ld is less than the %d ranks: every rank needs a point", cfg->width,
                      nranks);
@@ -137,21 +143,23 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   st->ring_steps = 1; /* a power of two: slots by mask in the task */
   while (st->ring_steps < (cfg->in_flight + 1) * cfg->graph_steps + 2) st->ring_steps *= 2;
   st->max_deps = tb_max_deps(cfg);
-  MAPP_TRY(mapp_calloc((void **)&st->dep_buf, (size_t)(cfg->workers + 1), sizeof(long) * (size_t)tb_max_deps(cfg),
-                       "dependence buffers"));
+  size_t slots = (size_t)tb_buffer_slots(cfg->workers);
+  MAPP_TRY(mapp_calloc((void **)&st->dep_buf, slots, sizeof(long) * (size_t)tb_max_deps(cfg), "dependence buffers"));
   MAPP_TRY(tb_halo_create(st)); /* the ring's width: the own points and the halo */
   MAPP_TRY(mapp_calloc((void **)&st->ring, (size_t)st->ring_steps, sizeof(tb_tag) * (size_t)st->ring_width,
                        "the tag ring"));
   if (cfg->kernel == TB_KERNEL_MEMORY)
-    MAPP_TRY(mapp_calloc((void **)&st->scratch, (size_t)cfg->workers, (size_t)cfg->scratch_bytes, "scratch"));
-  MAPP_TRY(mapp_calloc((void **)&st->sink, (size_t)cfg->workers * 8, sizeof(double), "kernel sinks"));
+    MAPP_TRY(mapp_calloc((void **)&st->scratch, slots, (size_t)cfg->scratch_bytes, "scratch"));
+  MAPP_TRY(mapp_calloc((void **)&st->sink, slots * 8, sizeof(double), "kernel sinks"));
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
   st->host_runs = cfg->host_worker == TB_HOST_WORKER_YES;
   st->host_cpu = -1;
   MAPP_TRY(choose_cpus(st));
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
-                  .host_runs = st->host_runs, .host_cpu = st->host_cpu >= 0 ? &st->host_cpu : NULL};
+                  .host_runs = st->host_runs, .host_cpu = st->host_cpu >= 0 ? &st->host_cpu : NULL,
+                  .device = cfg->device ? SG_DEVICE_EMULATED : SG_DEVICE_NONE, .device_poll_ns = cfg->device_poll_ns,
+                  .skip_device_waits = cfg->plant == TB_PLANT_NO_DEVICE_WAIT};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;
@@ -288,6 +296,52 @@ static double sum_inputs(tb_state *st, long t, long p, const long *deps, int n) 
     take_input(st, t, p, deps[i], in, &sum);
   }
   return sum;
+}
+
+/* --check-peek: a host task about to read (t - 1, q) on the host finds
+ * the generation the device stamped there (the tag's timestep); an older
+ * one means it reads before the device has written: the op promised
+ * stream order (so it was given no wait for the device side) yet reads on
+ * the host. */
+static void check_peek(tb_state *st, long t, long p, int worker) {
+  if (t == 0) return;
+  long *d = st->dep_buf + (long)worker * st->max_deps; /* the worker's: its task reads them again next */
+  int n = tb_deps(&st->cfg, t, p, d);
+  for (int i = 0; i < n; ++i) {
+    const tb_tag *in = tb_tag_at(st, t - 1, d[i]);
+    if (tb_slot(st, d[i]) < 0 || in->t >= t - 1) continue;
+    atomic_fetch_add(&st->errors, 1);
+    if (atomic_exchange(&st->error_claimed, 1)) return;
+    snprintf(st->first_error, sizeof st->first_error,
+             "peek: op 'task' (t=%ld, p=%ld) on worker %d read its input from point %ld on the host before the "
+             "device wrote it (generation %lld there, %ld expected): a host task given runahead",
+             t, p, worker, d[i], (long long)in->t, t - 1);
+    return;
+  }
+}
+
+typedef struct {
+  tb_state *st;
+  int64_t t, p;
+} device_task_args;
+
+static void device_task(const void *args, size_t size, int device_worker) {
+  (void)size;
+  const device_task_args *a = args;
+  tb_run_task(a->st, a->t, a->p, device_worker + 1); /* device threads' slots follow the host's */
+}
+
+void tb_task_body(tb_state *st, long t, long p, const sg_task_ctx *ctx) {
+  if (!ctx->stream) {
+    if (st->cfg.check_peek) check_peek(st, t, p, ctx->worker);
+    tb_run_task(st, t, p, ctx->worker);
+    return;
+  }
+  device_task_args a = {st, t, p};
+  if (sg_stream_launch(ctx->stream, device_task, &a, sizeof a) == MAPP_OK) return;
+  atomic_fetch_add(&st->errors, 1);
+  if (!atomic_exchange(&st->error_claimed, 1))
+    snprintf(st->first_error, sizeof st->first_error, "task (t=%ld, p=%ld) could not enqueue its kernel", t, p);
 }
 
 void tb_run_task(tb_state *st, long t, long p, int worker) {

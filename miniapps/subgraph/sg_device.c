@@ -1,0 +1,262 @@
+/* The emulated device: per worker an in-order queue of device work (a
+ * stream) served by a thread of its own. Its items are those a CUDA stream
+ * takes from Realm's GPU worker: run a kernel, record a token, wait for a
+ * token (of another stream), notify the host. A notification reaches the
+ * runtime device_poll_ns after the stream reaches it, as Realm's worker
+ * learns of a completion by polling its events; the device thread delivers
+ * it (between items, or spinning when it has nothing else to do), so the
+ * stream itself is not held by the latency. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapp_error.h"
+#include "sg_runtime_internal.h"
+
+typedef enum { DEV_KERNEL, DEV_RECORD, DEV_WAIT, DEV_NOTIFY } dev_kind;
+
+typedef struct {
+  dev_kind kind;
+  sg_kernel_fn fn;
+  size_t size;
+  sg_token *token;
+  uint64_t gen;
+  void (*notify)(void *arg);
+  void *arg;
+  _Alignas(16) unsigned char args[SG_KERNEL_ARGS];
+} dev_item;
+
+typedef struct {
+  void (*fn)(void *arg);
+  void *arg;
+  long due_ns;
+} pending_note;
+
+struct sg_stream {
+  sg_runtime *rt;
+  int index; /* the worker's */
+  sg_spinlock lock;
+  dev_item *ring;
+  size_t cap, head, count;
+  long enqueued_kernels;       /* under lock */
+  atomic_long done_kernels;
+  _Atomic uint32_t word;       /* bumped on every push: the thread sleeps on it */
+  atomic_int sleeping;
+  atomic_bool stop;
+  pthread_t thread;
+  bool started;
+  /* the thread's own: notifications reached, in order of due time */
+  pending_note *notes;
+  size_t notes_cap, notes_head, notes_count;
+};
+
+/* ------------------------------------------------------------ the host's side */
+
+static void stream_push(sg_stream *s, const dev_item *item) {
+  sg_spin_lock(&s->lock);
+  if (s->count == s->cap) { /* grow, unrolling the ring */
+    size_t cap = s->cap ? 2 * s->cap : 256;
+    dev_item *bigger = malloc(cap * sizeof *bigger);
+    if (!bigger) abort(); /* as the ready queues: no way to report from a replay */
+    for (size_t i = 0; i < s->count; ++i) bigger[i] = s->ring[(s->head + i) % s->cap];
+    free(s->ring);
+    s->ring = bigger, s->head = 0, s->cap = cap;
+  }
+  s->ring[(s->head + s->count++) % s->cap] = *item;
+  if (item->kind == DEV_KERNEL) {
+    long outstanding = ++s->enqueued_kernels - atomic_load_explicit(&s->done_kernels, memory_order_relaxed);
+    atomic_long *max = &s->rt->dev_stats.max_runahead;
+    for (long seen = atomic_load_explicit(max, memory_order_relaxed);
+         outstanding > seen && !atomic_compare_exchange_weak(max, &seen, outstanding);)
+      ;
+  }
+  sg_spin_unlock(&s->lock);
+  atomic_fetch_add_explicit(&s->word, 1, memory_order_release);
+  if (atomic_load(&s->sleeping)) sg_unpark_all(&s->word);
+}
+
+int sg_stream_launch(sg_stream *s, sg_kernel_fn fn, const void *args, size_t size) {
+  if (!s) return mapp_fail(MAPP_ERR_INPUT, "a kernel launched without a stream (the op is not a device op)");
+  if (size > SG_KERNEL_ARGS)
+    return mapp_fail(MAPP_ERR_INPUT, "a kernel's %zu-byte argument block is over the %d bytes a stream item holds",
+                     size, SG_KERNEL_ARGS);
+  dev_item item = {.kind = DEV_KERNEL, .fn = fn, .size = size};
+  if (size) memcpy(item.args, args, size);
+  stream_push(s, &item);
+  return MAPP_OK;
+}
+
+void sg_stream_record(sg_stream *s, sg_token *t, uint64_t gen) {
+  atomic_store_explicit(&t->recorded, gen, memory_order_release);
+  stream_push(s, &(dev_item){.kind = DEV_RECORD, .token = t, .gen = gen});
+}
+
+void sg_stream_wait(sg_stream *s, sg_token *t, uint64_t gen) {
+  stream_push(s, &(dev_item){.kind = DEV_WAIT, .token = t, .gen = gen});
+}
+
+void sg_stream_notify(sg_stream *s, void (*fn)(void *arg), void *arg) {
+  stream_push(s, &(dev_item){.kind = DEV_NOTIFY, .notify = fn, .arg = arg});
+}
+
+/* ------------------------------------------------------------ the device's thread */
+
+static void note_add(sg_stream *s, void (*fn)(void *), void *arg) {
+  if (s->notes_count == s->notes_cap) {
+    size_t cap = s->notes_cap ? 2 * s->notes_cap : 64;
+    pending_note *bigger = malloc(cap * sizeof *bigger);
+    if (!bigger) abort();
+    for (size_t i = 0; i < s->notes_count; ++i) bigger[i] = s->notes[(s->notes_head + i) % s->notes_cap];
+    free(s->notes);
+    s->notes = bigger, s->notes_head = 0, s->notes_cap = cap;
+  }
+  s->notes[(s->notes_head + s->notes_count++) % s->notes_cap] =
+      (pending_note){.fn = fn, .arg = arg, .due_ns = sg_now_ns() + s->rt->device_poll_ns};
+}
+
+/* Delivers the notifications that are due (a constant latency keeps them
+ * in order). */
+static void deliver_due(sg_stream *s) {
+  if (!s->notes_count) return;
+  long now = sg_now_ns();
+  while (s->notes_count && s->notes[s->notes_head].due_ns <= now) {
+    pending_note n = s->notes[s->notes_head];
+    s->notes_head = (s->notes_head + 1) % s->notes_cap, s->notes_count--;
+    atomic_fetch_add_explicit(&s->rt->dev_stats.notifications, 1, memory_order_relaxed);
+    n.fn(n.arg);
+  }
+}
+
+static bool stream_pop(sg_stream *s, dev_item *out) {
+  sg_spin_lock(&s->lock);
+  bool got = s->count > 0;
+  if (got) {
+    *out = s->ring[s->head];
+    s->head = (s->head + 1) % s->cap, s->count--;
+  }
+  sg_spin_unlock(&s->lock);
+  return got;
+}
+
+/* The stream waits for another's token, delivering its own notifications
+ * meanwhile; the producer is a thread of its own, so yield to it after a
+ * short spin (the machine may have fewer cores than threads). */
+static void wait_token(sg_stream *s, const sg_token *t, uint64_t gen) {
+  for (unsigned i = 0; atomic_load_explicit(&t->done, memory_order_acquire) < gen; ++i) {
+    deliver_due(s);
+    if (i < 256) sg_cpu_relax();
+    else sched_yield();
+  }
+}
+
+static void run_item(sg_stream *s, dev_item *item) {
+  sg_runtime *rt = s->rt;
+  switch (item->kind) {
+  case DEV_KERNEL: {
+    long t0 = sg_now_ns();
+    item->fn(item->args, item->size, rt->nworkers + s->index);
+    atomic_fetch_add_explicit(&rt->dev_stats.kernel_ns, sg_now_ns() - t0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rt->dev_stats.kernels, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->done_kernels, 1, memory_order_relaxed);
+    break;
+  }
+  case DEV_RECORD: atomic_store_explicit(&item->token->done, item->gen, memory_order_release); break;
+  case DEV_WAIT: wait_token(s, item->token, item->gen); break;
+  case DEV_NOTIFY: note_add(s, item->notify, item->arg); break;
+  }
+}
+
+/* Nothing queued: deliver what is pending (spinning until it is due), else
+ * spin for work up to the runtime's spin time, then sleep on the word. */
+static void stream_idle(sg_stream *s, uint32_t seen) {
+  sg_runtime *rt = s->rt;
+  long deadline = sg_now_ns() + rt->spin_ns;
+  for (unsigned i = 1;; ++i) {
+    if (atomic_load_explicit(&s->word, memory_order_acquire) != seen) return;
+    deliver_due(s);
+    if (s->notes_count) {
+      sg_cpu_relax();
+      continue;
+    }
+    if (atomic_load(&s->stop)) return;
+    if ((i & 63) == 0 && sg_now_ns() > deadline) break;
+    sg_cpu_relax();
+  }
+  atomic_store(&s->sleeping, 1);
+  while (atomic_load(&s->word) == seen && !atomic_load(&s->stop)) sg_park_on(&s->word, seen);
+  atomic_store(&s->sleeping, 0);
+}
+
+static void *stream_main(void *p) {
+  sg_stream *s = p;
+  for (;;) {
+    uint32_t seen = atomic_load_explicit(&s->word, memory_order_acquire);
+    dev_item item;
+    if (stream_pop(s, &item)) {
+      run_item(s, &item);
+      deliver_due(s);
+      continue;
+    }
+    if (atomic_load(&s->stop) && !s->notes_count) break;
+    stream_idle(s, seen);
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------ life */
+
+int sg_devices_start(sg_runtime *rt) {
+  if (rt->device == SG_DEVICE_NONE) return MAPP_OK;
+  for (int w = 0; w < rt->nworkers; ++w) {
+    sg_stream *s;
+    MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "a device stream"));
+    s->rt = rt, s->index = w;
+    rt->streams[w] = s;
+    rt->nstreams = w + 1;
+    /* Not on the host's CPU: a thread inherits its creator's binding, and
+     * the host may be bound to worker 0's. The device threads run where
+     * the process may (they are the run's helper threads). */
+    pthread_attr_t attr;
+    int err = pthread_attr_init(&attr);
+    if (!err && rt->host_pinned) err = pthread_attr_setaffinity_np(&attr, sizeof rt->host_mask, &rt->host_mask);
+    if (!err) err = pthread_create(&s->thread, &attr, stream_main, s);
+    pthread_attr_destroy(&attr);
+    if (err) return mapp_fail(MAPP_ERR_SYSTEM, "starting the device thread of worker %d failed: %s", w, strerror(err));
+    s->started = true;
+  }
+  return MAPP_OK;
+}
+
+void sg_devices_stop(sg_runtime *rt) {
+  for (int w = 0; w < rt->nstreams; ++w) {
+    sg_stream *s = rt->streams[w];
+    atomic_store(&s->stop, true);
+    atomic_fetch_add(&s->word, 1);
+    sg_unpark_all(&s->word);
+  }
+  for (int w = 0; w < rt->nstreams; ++w) {
+    sg_stream *s = rt->streams[w];
+    if (s->started) pthread_join(s->thread, NULL);
+    free(s->ring);
+    free(s->notes);
+    free(s);
+    rt->streams[w] = NULL;
+  }
+  rt->nstreams = 0;
+}
+
+void sg_runtime_device_stats(sg_runtime *rt, sg_device_stats *out) {
+  *out = (sg_device_stats){
+      .kernels = atomic_load(&rt->dev_stats.kernels), .kernel_ns = atomic_load(&rt->dev_stats.kernel_ns),
+      .issued_ops = atomic_load(&rt->dev_stats.issued_ops), .issue_ns = atomic_load(&rt->dev_stats.issue_ns),
+      .notifications = atomic_load(&rt->dev_stats.notifications),
+      .max_runahead = atomic_load(&rt->dev_stats.max_runahead)};
+}
+
+void sg_runtime_device_stats_reset(sg_runtime *rt) {
+  atomic_store(&rt->dev_stats.kernels, 0), atomic_store(&rt->dev_stats.kernel_ns, 0);
+  atomic_store(&rt->dev_stats.issued_ops, 0), atomic_store(&rt->dev_stats.issue_ns, 0);
+  atomic_store(&rt->dev_stats.notifications, 0), atomic_store(&rt->dev_stats.max_runahead, 0);
+}
