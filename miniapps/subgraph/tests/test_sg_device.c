@@ -57,6 +57,15 @@ static void reset_seen(void) {
   atomic_store(&seen_on_device, 0), atomic_store(&seen_on_host, 0);
 }
 
+/* The definition created and compiled, with its statistics. */
+static sg_subgraph *compiled(sg_runtime *rt, const sg_graph_def *def, sg_subgraph_stats *stats) {
+  sg_subgraph *sg;
+  assert_int_equal(sg_subgraph_create(rt, def, &sg), MAPP_OK);
+  assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
+  sg_subgraph_get_stats(sg, stats);
+  return sg;
+}
+
 /* A (device, worker 0) feeds B (stream-ordered, worker 0: the stream's
  * order), C (stream-ordered, worker 1: a token wait) and D (a host op,
  * worker 1: an async edge); B feeds D (async). */
@@ -71,11 +80,8 @@ static void edges_by_kind(void **unused) {
   };
   sg_edge_def edges[] = {{0, 1}, {0, 2}, {0, 3}, {1, 3}};
   sg_graph_def def = {.name = "effects", .ops = ops, .nops = 4, .edges = edges, .nedges = 4};
-  sg_subgraph *sg;
-  assert_int_equal(sg_subgraph_create(rt, &def, &sg), MAPP_OK);
-  assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
   sg_subgraph_stats s;
-  sg_subgraph_get_stats(sg, &s);
+  sg_subgraph *sg = compiled(rt, &def, &s);
   assert_int_equal(s.control_edges, 4);
   assert_int_equal(s.async_edges, 2);        /* A -> D, B -> D */
   assert_int_equal(s.device_waits, 1);       /* A -> C */
@@ -110,11 +116,8 @@ static void no_promise_no_runahead(void **unused) {
   };
   sg_edge_def edges[] = {{0, 1}};
   sg_graph_def def = {.name = "ordered", .ops = ops, .nops = 2, .edges = edges, .nedges = 1};
-  sg_subgraph *sg;
-  assert_int_equal(sg_subgraph_create(rt, &def, &sg), MAPP_OK);
-  assert_int_equal(sg_subgraph_compile(sg), MAPP_OK);
   sg_subgraph_stats s;
-  sg_subgraph_get_stats(sg, &s);
+  sg_subgraph *sg = compiled(rt, &def, &s);
   assert_int_equal(s.async_edges, 1);
   assert_int_equal(s.device_waits, 0);
   reset_seen();
