@@ -188,7 +188,10 @@ typedef struct {
   int phase;
   /* A task with device work (asynchronous effects): fn enqueues it on
    * ctx->stream and its control side is done when fn returns, its device
-   * side when the device has done it. Needs a runtime with a device. */
+   * side when the device has done it. A copy with device set is device
+   * work on the subgraph's own copy stream (not a pool shared with other
+   * copies), done on the host once enqueued; it always respects its
+   * producers' effects. Needs a runtime with a device. */
   bool device;
   /* The promise (Realm's stream-ordered task): the op touches its inputs
    * only through work on its stream, never on the host. A consumer that
@@ -271,7 +274,7 @@ void sg_subgraph_get_stats(const sg_subgraph *sg, sg_subgraph_stats *out);
 /* What the device did since the runtime was created (zero without one). */
 typedef struct {
   long kernels, kernel_ns;  /* device work run, and its time on the device */
-  long issued_ops, issue_ns; /* device ops' host sides (their functions), and their time */
+  long issued_ops, issue_ns; /* device ops' host sides (waits enqueued, function, record, notification) and their time */
   long notifications;       /* completions delivered to the host */
   long max_runahead;        /* the most kernels enqueued on one stream and not yet run */
 } sg_device_stats;

@@ -47,6 +47,7 @@ struct sg_stream {
   atomic_bool stop;
   pthread_t thread;
   bool started;
+  atomic_bool free_on_exit; /* destroyed from its own thread: the thread frees it */
   /* the thread's own: notifications reached, in order of due time */
   pending_note *notes;
   size_t notes_cap, notes_head, notes_count;
@@ -202,46 +203,68 @@ static void *stream_main(void *p) {
     if (atomic_load(&s->stop) && !s->notes_count) break;
     stream_idle(s, seen);
   }
+  if (atomic_load(&s->free_on_exit)) {
+    pthread_detach(pthread_self());
+    free(s->ring), free(s->notes), free(s);
+  }
   return NULL;
 }
 
 /* ------------------------------------------------------------ life */
 
+int sg_stream_create(sg_runtime *rt, int index, sg_stream **out) {
+  sg_stream *s;
+  *out = NULL;
+  MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "a device stream"));
+  s->rt = rt, s->index = index;
+  /* Not on the host's CPU: a thread inherits its creator's binding, and
+   * the host may be bound to worker 0's. The device threads run where the
+   * process may (they are the run's helper threads). */
+  pthread_attr_t attr;
+  int err = pthread_attr_init(&attr);
+  if (!err && rt->host_pinned) err = pthread_attr_setaffinity_np(&attr, sizeof rt->host_mask, &rt->host_mask);
+  if (!err) err = pthread_create(&s->thread, &attr, stream_main, s);
+  pthread_attr_destroy(&attr);
+  if (err) {
+    free(s);
+    return mapp_fail(MAPP_ERR_SYSTEM, "starting the thread of device stream %d failed: %s", index, strerror(err));
+  }
+  s->started = true;
+  *out = s;
+  return MAPP_OK;
+}
+
+static void stream_stop(sg_stream *s) {
+  atomic_store(&s->stop, true);
+  atomic_fetch_add(&s->word, 1);
+  sg_unpark_all(&s->word);
+}
+
+void sg_stream_destroy(sg_stream *s) {
+  if (!s) return;
+  if (s->started && pthread_equal(pthread_self(), s->thread)) { /* from a notification it delivers */
+    atomic_store(&s->free_on_exit, true);
+    stream_stop(s);
+    return;
+  }
+  stream_stop(s);
+  if (s->started) pthread_join(s->thread, NULL);
+  free(s->ring), free(s->notes), free(s);
+}
+
 int sg_devices_start(sg_runtime *rt) {
   if (rt->device == SG_DEVICE_NONE) return MAPP_OK;
   for (int w = 0; w < rt->nworkers; ++w) {
-    sg_stream *s;
-    MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "a device stream"));
-    s->rt = rt, s->index = w;
-    rt->streams[w] = s;
+    MAPP_TRY(sg_stream_create(rt, w, &rt->streams[w]));
     rt->nstreams = w + 1;
-    /* Not on the host's CPU: a thread inherits its creator's binding, and
-     * the host may be bound to worker 0's. The device threads run where
-     * the process may (they are the run's helper threads). */
-    pthread_attr_t attr;
-    int err = pthread_attr_init(&attr);
-    if (!err && rt->host_pinned) err = pthread_attr_setaffinity_np(&attr, sizeof rt->host_mask, &rt->host_mask);
-    if (!err) err = pthread_create(&s->thread, &attr, stream_main, s);
-    pthread_attr_destroy(&attr);
-    if (err) return mapp_fail(MAPP_ERR_SYSTEM, "starting the device thread of worker %d failed: %s", w, strerror(err));
-    s->started = true;
   }
   return MAPP_OK;
 }
 
 void sg_devices_stop(sg_runtime *rt) {
+  for (int w = 0; w < rt->nstreams; ++w) stream_stop(rt->streams[w]); /* all drain at once */
   for (int w = 0; w < rt->nstreams; ++w) {
-    sg_stream *s = rt->streams[w];
-    atomic_store(&s->stop, true);
-    atomic_fetch_add(&s->word, 1);
-    sg_unpark_all(&s->word);
-  }
-  for (int w = 0; w < rt->nstreams; ++w) {
-    sg_stream *s = rt->streams[w];
-    if (s->started) pthread_join(s->thread, NULL);
-    free(s->ring);
-    free(s->notes);
-    free(s);
+    sg_stream_destroy(rt->streams[w]);
     rt->streams[w] = NULL;
   }
   rt->nstreams = 0;

@@ -162,9 +162,9 @@ static void eager_run_device(sg_runtime *rt, eager_op *op, int worker) {
   sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = NULL, .stream = stream};
   long t0 = sg_now_ns();
   op->fn(op->args, op->arg_size, &ctx);
-  sg_count_issue(rt, sg_now_ns() - t0);
   op->rt = rt;
   sg_stream_notify(stream, eager_device_done, op);
+  sg_count_issue(rt, sg_now_ns() - t0);
 }
 
 /* Runs an eager op taken from a queue by worker, then completes it. */

@@ -27,6 +27,7 @@ static void free_ended_blocks(sg_subgraph *sg) {
 }
 
 static void subgraph_free(sg_subgraph *sg) {
+  sg_stream_destroy(sg->copy_stream); /* drained: every instantiation has ended */
   free_ended_blocks(sg);
   for (int i = 0; sg->ops && i < sg->nops; ++i) free(sg->ops[i].name);
   free(sg->ops);
@@ -88,9 +89,9 @@ static int copy_definition(sg_subgraph *sg, const sg_graph_def *def) {
       return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': task op %d has no function", sg->name, i);
     if (o->kind == SG_OP_ARRIVE && !o->barrier)
       return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': arrival op %d has no barrier", sg->name, i);
-    if (o->device && (o->kind != SG_OP_TASK || sg->rt->device == SG_DEVICE_NONE))
+    if (o->device && (o->kind == SG_OP_ARRIVE || sg->rt->device == SG_DEVICE_NONE))
       return mapp_fail(MAPP_ERR_INPUT, "subgraph '%s': op %d is a device op, %s", sg->name, i,
-                       o->kind != SG_OP_TASK ? "but only tasks may be" : "on a runtime without a device");
+                       o->kind == SG_OP_ARRIVE ? "but only tasks and copies may be" : "on a runtime without a device");
     cop *c = &sg->ops[i];
     c->kind = o->kind, c->fn = o->fn;
     c->payload_size = payload_size_of(o);
@@ -99,7 +100,9 @@ static int copy_definition(sg_subgraph *sg, const sg_graph_def *def) {
     c->worker = o->affinity; /* resolved at compile */
     c->phase = o->phase;
     c->patched_off = -1;
-    c->device = o->device, c->respects = o->stream_ordered; /* the promise, trusted (--check-peek tests it) */
+    c->device = o->device;
+    c->on_copy_stream = o->device && o->kind == SG_OP_COPY;
+    c->respects = o->stream_ordered || c->on_copy_stream; /* the promise, trusted (--check-peek tests it) */
     c->token = c->note = -1;
     char fallback[32];
     snprintf(fallback, sizeof fallback, "op#%d", i);
@@ -267,6 +270,12 @@ static void device_done(void *arg) {
   finish_one(rt, inst);
 }
 
+/* A device copy's work on the copy stream: its descriptor, copied in at issue. */
+static void copy_kernel(const void *args, size_t size, int device_worker) {
+  (void)size, (void)device_worker;
+  sg_copy_run((const sg_copy_desc *)args);
+}
+
 /* A device op's host side: its stream waits on the tokens of its
  * producers on other streams, its function enqueues its work, its token
  * is recorded (before its control successors are released: a consumer
@@ -275,7 +284,8 @@ static void device_done(void *arg) {
  * ops, never a wait that silently passes. */
 static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *inst, const cop *c, int worker,
                             const unsigned char *payload) {
-  sg_stream *stream = sg_worker_stream(rt, worker);
+  long t0 = sg_now_ns(); /* the host side, all of it: waits, work, record, notification */
+  sg_stream *stream = c->on_copy_stream ? sg->copy_stream : sg_worker_stream(rt, worker);
   for (int k = 0; k < c->ndwait; ++k) {
     int token = sg->dwaits[c->first_dwait + k];
     sg_token *t = &inst->tokens[token];
@@ -285,12 +295,15 @@ static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *
     }
     if (!rt->skip_device_waits) sg_stream_wait(stream, t, inst->seq);
   }
-  sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = inst->args, .stream = stream};
-  long t0 = sg_now_ns();
-  c->fn(payload, c->payload_size, &ctx);
-  sg_count_issue(rt, sg_now_ns() - t0);
+  if (c->on_copy_stream) {
+    (void)sg_stream_launch(stream, copy_kernel, payload, sizeof(sg_copy_desc)); /* fits: checked at compile */
+  } else {
+    sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = inst->args, .stream = stream};
+    c->fn(payload, c->payload_size, &ctx);
+  }
   if (c->token >= 0) sg_stream_record(stream, &inst->tokens[c->token], inst->seq);
   if (c->note >= 0) sg_stream_notify(stream, device_done, &inst->notes[c->note]);
+  sg_count_issue(rt, sg_now_ns() - t0);
 }
 
 static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *inst, const cop *c, int worker) {

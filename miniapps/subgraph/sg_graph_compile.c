@@ -221,12 +221,22 @@ static int plan_schedules(sg_subgraph *sg, const int *order, const int *sfirst, 
   return MAPP_OK;
 }
 
-/* Whether op v is the last device op of its worker's schedule: its
- * notification tells the finish counter that the stream is done. */
+/* Do two device ops put their work on one stream (their worker's, or the
+ * subgraph's copy stream, which every worker's copies share)? */
+static bool same_stream(const cop *a, const cop *b) {
+  return a->on_copy_stream == b->on_copy_stream && (a->on_copy_stream || a->worker == b->worker);
+}
+
+/* Whether op v is the last of its worker's schedule to put work on its
+ * stream: its notification tells the finish counter that the worker's
+ * work there is done (on the shared copy stream, so is all enqueued before
+ * it). */
 static bool last_device_op(const sg_subgraph *sg, int v) {
   int w = sg->ops[v].worker;
-  for (int k = sg->nsched[w] - 1; k >= 0; --k)
-    if (sg->ops[sg->sched[w][k]].device) return sg->sched[w][k] == v;
+  for (int k = sg->nsched[w] - 1; k >= 0; --k) {
+    const cop *c = &sg->ops[sg->sched[w][k]];
+    if (c->device && c->on_copy_stream == sg->ops[v].on_copy_stream) return sg->sched[w][k] == v;
+  }
   return false;
 }
 
@@ -253,7 +263,7 @@ static int plan_effects(sg_subgraph *sg, const int *sfirst, const int *slist, co
     for (int k = pfirst[v]; k < pfirst[v + 1]; ++k) {
       cop *p = &sg->ops[plist[k]];
       if (!p->device || !c->respects || !c->device) continue; /* a host op's promise has no stream to order */
-      if (p->worker == c->worker) {
+      if (same_stream(p, c)) {
         sg->stats.stream_order_edges++;
         continue;
       }
@@ -269,7 +279,10 @@ static int plan_effects(sg_subgraph *sg, const int *sfirst, const int *slist, co
   }
   sg->stats.tokens = sg->ntokens;
   sg->stats.notifications = sg->nnotes;
-  return MAPP_OK;
+  bool copies = false;
+  for (int v = 0; v < n; ++v) copies |= sg->ops[v].on_copy_stream;
+  _Static_assert(sizeof(sg_copy_desc) <= SG_KERNEL_ARGS, "a copy's descriptor is a copy kernel's argument block");
+  return copies ? sg_stream_create(sg->rt, sg->rt->nworkers, &sg->copy_stream) : MAPP_OK;
 }
 
 static int plan_ports(sg_subgraph *sg) {

@@ -19,6 +19,7 @@ typedef struct {
   int first_post, npost;            /* postcondition ports to trigger after running (a device op: after its device side) */
   /* asynchronous effects (sg_op_def.device, .stream_ordered) */
   bool device, respects;
+  bool on_copy_stream;    /* a device copy: its work goes to the subgraph's copy stream */
   int token;              /* its token's index in an instance, or -1 (no other stream waits on it) */
   int first_dwait, ndwait; /* tokens (of ops on other streams) its stream waits on before its work */
   int first_asucc, nasucc; /* counters its device side decrements (async edges) */
@@ -102,6 +103,7 @@ struct sg_subgraph {
   int *dwaits;          /* token ids, grouped per op */
   int *token_op;        /* token id -> the op that records it */
   int ntokens, nnotes;
+  sg_stream *copy_stream; /* the subgraph's own, when it has device copies */
   int *post_list;       /* ports, grouped per op */
   int *port_first, *port_counters; /* pre port -> consumer counter ids (CSR) */
   unsigned char *patch_image;

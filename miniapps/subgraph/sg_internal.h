@@ -176,6 +176,11 @@ void sg_item_run(sg_runtime *rt, sg_work *w, int worker); /* sg_graph.c */
  * notify calls fn(arg) on the device's thread device_poll_ns after the
  * stream reaches it. */
 int sg_devices_start(sg_runtime *rt);
+/* A stream of its own (a subgraph's copy stream); destroy drains it first,
+ * and may be called from a notification it delivers (the stream's thread
+ * then frees it on its way out). */
+int sg_stream_create(sg_runtime *rt, int index, sg_stream **out);
+void sg_stream_destroy(sg_stream *s);
 void sg_devices_stop(sg_runtime *rt); /* drains every stream and delivers every notification first */
 static inline sg_stream *sg_worker_stream(sg_runtime *rt, int worker) {
   return rt->nstreams ? rt->streams[worker] : NULL;

@@ -258,7 +258,7 @@ static int add_copy(tb_state *st, struct tb_graph *g, recorder *r, int s, long p
   r->ops[op] = (sg_op_def){.name = "copy", .kind = SG_OP_COPY, .affinity = r->ops[task].affinity,
                            .copy = {.dst = tb_copy_in(st, s, p, q), .src = tb_copy_out(st, s - 1, q),
                                     .row_bytes = (size_t)st->cfg.copy_bytes, .rows = 1},
-                           .phase = s};
+                           .phase = s, .device = st->cfg.device};
   if (s > 0) {
     MAPP_TRY(add_edge(r, (int)((s - 1) * C + (q - st->first)), op));
     MAPP_TRY(add_edge(r, (int)((s - 1) * C + pl), op));

@@ -129,6 +129,41 @@ static void no_promise_no_runahead(void **unused) {
   sg_runtime_destroy(rt);
 }
 
+/* Device copies go to the subgraph's copy stream: a copy after a device
+ * task waits on its token (another stream), a copy after a copy needs
+ * nothing (the same stream, whichever worker issues them), a stream-ordered
+ * task after a copy waits on the copy's token; the bytes arrive in order. */
+static void copies_on_the_copy_stream(void **unused) {
+  (void)unused;
+  sg_runtime *rt = device_runtime(2);
+  static char a[64], b[64], c[64];
+  memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(c, 0, sizeof c);
+  strcpy(a, "the producer's bytes");
+  sg_op_def ops[] = {
+      {.name = "A", .kind = SG_OP_TASK, .affinity = 0, .fn = producer, .device = true, .stream_ordered = true},
+      {.name = "a->b", .kind = SG_OP_COPY, .affinity = 0, .copy = {.dst = b, .src = a, .row_bytes = 64, .rows = 1},
+       .device = true},
+      {.name = "b->c", .kind = SG_OP_COPY, .affinity = 1, .copy = {.dst = c, .src = b, .row_bytes = 64, .rows = 1},
+       .device = true},
+      {.name = "C", .kind = SG_OP_TASK, .affinity = 1, .fn = consumer, .device = true, .stream_ordered = true},
+  };
+  sg_edge_def edges[] = {{0, 1}, {1, 2}, {2, 3}};
+  sg_graph_def def = {.name = "copies", .ops = ops, .nops = 4, .edges = edges, .nedges = 3};
+  sg_subgraph_stats s;
+  sg_subgraph *sg = compiled(rt, &def, &s);
+  assert_int_equal(s.device_waits, 2);       /* A -> a->b, b->c -> C */
+  assert_int_equal(s.stream_order_edges, 1); /* a->b -> b->c, on two workers */
+  assert_int_equal(s.async_edges, 0);
+  reset_seen();
+  sg_event finish;
+  assert_int_equal(sg_subgraph_instantiate(sg, NULL, 0, SG_NO_EVENT, NULL, NULL, &finish), MAPP_OK);
+  assert_int_equal(sg_event_wait(rt, finish), MAPP_OK);
+  assert_string_equal(c, "the producer's bytes");
+  assert_int_equal(atomic_load(&seen_on_device), 2); /* C's kernel after A's */
+  sg_subgraph_destroy(sg);
+  sg_runtime_destroy(rt);
+}
+
 /* The eager path: a device task's event triggers after its device side. */
 static void eager_device_task_waits_for_device(void **unused) {
   (void)unused;
@@ -166,6 +201,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(edges_by_kind),
       cmocka_unit_test(no_promise_no_runahead),
+      cmocka_unit_test(copies_on_the_copy_stream),
       cmocka_unit_test(eager_device_task_waits_for_device),
       cmocka_unit_test(device_ops_need_a_device),
   };
