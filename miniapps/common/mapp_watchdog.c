@@ -25,17 +25,21 @@ static void *watch(void *arg) {
     if (!w->check(w->arg, line, sizeof line)) continue;
     if (!w->report) {
       mapp_sleep(QUIET_LEAVE_S);
-      _exit(3);
+      _exit(w->exit_status);
     }
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
-    _exit(3);
+    _exit(w->exit_status);
   }
   return NULL;
 }
 
 int mapp_watchdog_start(mapp_watchdog *w, mapp_watchdog_check check, void *arg, bool report) {
-  *w = (mapp_watchdog){.check = check, .arg = arg, .report = report};
+  return mapp_watchdog_start_status(w, check, arg, report, 3);
+}
+
+int mapp_watchdog_start_status(mapp_watchdog *w, mapp_watchdog_check check, void *arg, bool report, int exit_status) {
+  *w = (mapp_watchdog){.check = check, .arg = arg, .report = report, .exit_status = exit_status};
   if (pthread_mutex_init(&w->lock, NULL) != 0) return mapp_fail(MAPP_ERR_SYSTEM, "cannot create a watchdog's mutex");
   pthread_condattr_t attr;
   bool made = pthread_condattr_init(&attr) == 0 && pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&

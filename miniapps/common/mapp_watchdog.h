@@ -21,11 +21,15 @@ typedef struct {
   pthread_cond_t wake;
   pthread_t thread;
   bool stopped, started, report;
+  int exit_status;
   mapp_watchdog_check check;
   void *arg;
 } mapp_watchdog;
 
 int mapp_watchdog_start(mapp_watchdog *w, mapp_watchdog_check check, void *arg, bool report);
+/* The same, exiting with exit_status instead of 3 (a stall that is the
+ * run's failed verification, not the system's). */
+int mapp_watchdog_start_status(mapp_watchdog *w, mapp_watchdog_check check, void *arg, bool report, int exit_status);
 /* Stops and joins the thread at once; nothing for one never started. */
 void mapp_watchdog_stop(mapp_watchdog *w);
 

@@ -15,13 +15,13 @@
  * interpolation change the speed, not the values. */
 static struct {
   const char *pattern, *kernel, *chain, *broken_graph, *host_worker, *device, *stream_ordered, *plant;
-  double device_poll_us;
+  double device_poll_us, watchdog_s;
   long width, radix, iterations, workers, spin_us, graph_steps, in_flight, scratch_bytes, metg_max, metg_repeats,
       copy_bytes;
   bool interpolate, metg, break_dependence, no_pin, check_peek;
 } args = {.pattern = "stencil_1d", .kernel = "compute", .chain = "ports", .host_worker = "auto", .spin_us = 100,
           .scratch_bytes = 16384, .metg_max = 65536, .device = "none", .stream_ordered = "all",
-          .device_poll_us = TB_DEVICE_POLL_US};
+          .device_poll_us = TB_DEVICE_POLL_US, .watchdog_s = 60.0};
 
 /* The old name of --in-flight: "run-ahead" is the seed's word for device
  * work issued ahead of its completion, which --stream-ordered measures. */
@@ -87,10 +87,16 @@ static const mapp_option options[] = {
     {.name = "check-peek", .kind = MAPP_OPT_FLAG, .dest = &args.check_peek,
      .help = "with a device: a host task that reads an input the device has not written yet is reported by name "
              "(exit 1)"},
-    {.name = "plant", .kind = MAPP_OPT_CHOICE, .dest = &args.plant, .choices = "no-device-wait|host-runahead",
+    {.name = "plant", .kind = MAPP_OPT_CHOICE, .dest = &args.plant,
+     .choices = "no-device-wait|host-runahead|early-issue",
      .help = "test only: a bug in the asynchronous effects that a check must catch (exit 1): a consumer's stream "
-             "does not wait on its producer's token, or host tasks promise stream order",
+             "does not wait on its producer's token; host tasks promise stream order; or ops fed by precondition "
+             "ports are issued before the ports trigger, behind which the ports' tokens are then recorded (a cycle "
+             "on the device, which the watchdog names)",
      .changes = MAPP_CHANGES_ANSWER},
+    {.name = "watchdog-s", .kind = MAPP_OPT_DOUBLE, .dest = &args.watchdog_s, .dmin = -1e9, .dmax = 1e6,
+     .help = "a run in which no task completes for this long is stopped with one line naming the ops still "
+             "pending, exit 1 (0: no watchdog)"},
     {.name = "interpolate", .kind = MAPP_OPT_FLAG, .dest = &args.interpolate,
      .help = "subgraph: patch the base timestep into every op per instantiation"},
     {.name = "metg", .kind = MAPP_OPT_FLAG, .dest = &args.metg,
@@ -166,7 +172,13 @@ static int resolve_device(const mapp_run *run, tb_config *cfg) {
   cfg->check_peek = args.check_peek;
   cfg->plant = !args.plant                          ? TB_PLANT_NONE
                : !strcmp(args.plant, "no-device-wait") ? TB_PLANT_NO_DEVICE_WAIT
-                                                       : TB_PLANT_HOST_RUNAHEAD;
+               : !strcmp(args.plant, "host-runahead")  ? TB_PLANT_HOST_RUNAHEAD
+                                                       : TB_PLANT_EARLY_ISSUE;
+  if (cfg->plant == TB_PLANT_EARLY_ISSUE && run->variant->kind != TB_VARIANT_SUBGRAPH)
+    return mapp_fail(MAPP_ERR_INPUT, "--plant early-issue plants a bug in the ports of a replay: it needs "
+                                     "--variant subgraph");
+  if (args.watchdog_s < 0) return mapp_fail(MAPP_ERR_INPUT, "--watchdog-s: %g is negative", args.watchdog_s);
+  cfg->watchdog_s = args.watchdog_s;
   if (cfg->plant == TB_PLANT_HOST_RUNAHEAD && cfg->stream_ordered != TB_STREAM_ORDERED_ALTERNATE)
     return mapp_fail(MAPP_ERR_INPUT, "--plant host-runahead needs host tasks: add --stream-ordered alternate");
   return MAPP_OK;

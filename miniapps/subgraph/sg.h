@@ -104,6 +104,11 @@ typedef struct {
    * effects issues without its stream's wait on the producer's token
    * (the bug the tag check must catch). */
   bool skip_device_waits;
+  /* Test only: ops fed by precondition ports are issued at once, their
+   * streams waiting on a token that the port's trigger records on the
+   * first consumer's stream, behind them: CUDA's false dependence, a cycle
+   * the watchdog must name. */
+  bool plant_early_issue;
 } sg_config;
 
 int sg_runtime_create(const sg_config *cfg, sg_runtime **out);
@@ -270,6 +275,11 @@ typedef struct {
   int notifications; /* device completions reported to the host per replay */
 } sg_subgraph_stats;
 void sg_subgraph_get_stats(const sg_subgraph *sg, sg_subgraph_stats *out);
+/* What the instantiations in flight still wait for, for a watchdog's line:
+ * per instantiation, each worker's op it is parked at and the inputs it
+ * lacks, and the device completions outstanding. Racy reads of a run that
+ * has stalled; "none in flight" when none is. */
+void sg_subgraph_pending(const sg_subgraph *sg, char *buf, size_t len);
 
 /* What the device did since the runtime was created (zero without one). */
 typedef struct {

@@ -203,10 +203,12 @@ static void *stream_main(void *p) {
     if (atomic_load(&s->stop) && !s->notes_count) break;
     stream_idle(s, seen);
   }
+  sg_runtime *rt = s->rt;
   if (atomic_load(&s->free_on_exit)) {
     pthread_detach(pthread_self());
     free(s->ring), free(s->notes), free(s);
   }
+  atomic_fetch_sub(&rt->live_streams, 1); /* the last touch of the runtime: destroy waits for it */
   return NULL;
 }
 
@@ -223,9 +225,11 @@ int sg_stream_create(sg_runtime *rt, int index, sg_stream **out) {
   pthread_attr_t attr;
   int err = pthread_attr_init(&attr);
   if (!err && rt->host_pinned) err = pthread_attr_setaffinity_np(&attr, sizeof rt->host_mask, &rt->host_mask);
+  atomic_fetch_add(&rt->live_streams, 1);
   if (!err) err = pthread_create(&s->thread, &attr, stream_main, s);
   pthread_attr_destroy(&attr);
   if (err) {
+    atomic_fetch_sub(&rt->live_streams, 1);
     free(s);
     return mapp_fail(MAPP_ERR_SYSTEM, "starting the thread of device stream %d failed: %s", index, strerror(err));
   }
@@ -268,6 +272,9 @@ void sg_devices_stop(sg_runtime *rt) {
     rt->streams[w] = NULL;
   }
   rt->nstreams = 0;
+  /* A subgraph freed by its copy stream's last notification ends that
+   * thread itself, unjoined: wait for it before the runtime goes. */
+  while (atomic_load(&rt->live_streams) > 0) sched_yield();
 }
 
 void sg_runtime_device_stats(sg_runtime *rt, sg_device_stats *out) {

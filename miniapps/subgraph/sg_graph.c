@@ -10,6 +10,7 @@
  * Here: the definition copied in, the subgraph's life and the replay.
  * Compiling it (checks, order, schedules, counters, the instance layout) is
  * sg_graph_compile.c's; what both share is in sg_graph_internal.h. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,9 @@ static void subgraph_free(sg_subgraph *sg) {
   free(sg->asucc);
   free(sg->dwaits);
   free(sg->token_op);
+  free(sg->op_port_first);
+  free(sg->op_ports);
+  free(sg->port_first_op);
   free(sg->post_list);
   free(sg->port_first);
   free(sg->port_counters);
@@ -192,13 +196,23 @@ static sg_instance *instance_block(sg_subgraph *sg) {
   inst->patched = mem + sg->off_patched;
   inst->tokens = (sg_token *)(mem + sg->off_tokens);
   inst->notes = (sg_note *)(mem + sg->off_notes);
+  inst->port_tokens = (sg_token *)(mem + sg->off_port_tokens);
   for (int t = 0; t < sg->ntokens; ++t) atomic_init(&inst->tokens[t].recorded, 0), atomic_init(&inst->tokens[t].done, 0);
+  for (int p = 0; rt->plant_early_issue && p < sg->npre; ++p)
+    atomic_init(&inst->port_tokens[p].recorded, 0), atomic_init(&inst->port_tokens[p].done, 0);
+  atomic_init(&inst->finish_left, 0); /* not in flight, for sg_subgraph_pending */
   for (int v = 0; v < sg->nops; ++v)
-    if (sg->ops[v].note >= 0) inst->notes[sg->ops[v].note] = (sg_note){.inst = inst, .op = v};
+    if (sg->ops[v].note >= 0) inst->notes[sg->ops[v].note] = (sg_note){.inst = inst, .op = v, .delivered = 0};
   inst->finish = sg_event_reserve(rt);
   int ok = inst->finish != SG_NO_EVENT;
   for (int p = 0; p < sg->npost; ++p) ok &= (inst->post[p] = sg_event_reserve(rt)) != SG_NO_EVENT;
-  if (ok) return inst;
+  if (ok) {
+    blocks_lock(sg);
+    inst->next_all = sg->all_blocks;
+    sg->all_blocks = inst;
+    blocks_unlock(sg);
+    return inst;
+  }
   sg_event_unreserve(rt, inst->finish);
   for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(rt, inst->post[p]);
   free(mem);
@@ -219,11 +233,13 @@ static void resume_counter(sg_runtime *rt, sg_instance *inst, int counter) {
  * Returns the ports still pending. */
 static int count_triggered_ports(const sg_subgraph *sg, sg_instance *inst, const sg_event *pre) {
   int pending = 0;
+  bool plant = sg->rt->plant_early_issue; /* the consumers do not wait for the ports: they issue at once */
   for (int p = 0; p < sg->npre; ++p) {
     bool arrived = sg_event_has_triggered(sg->rt, pre[p]);
     inst->port_waiters[p].port = arrived ? -1 : p;
     pending += !arrived;
-    for (int k = sg->port_first[p]; arrived && k < sg->port_first[p + 1]; ++k) {
+    if (plant && arrived) atomic_store(&inst->port_tokens[p].done, inst->seq);
+    for (int k = sg->port_first[p]; (arrived || plant) && k < sg->port_first[p + 1]; ++k) {
       atomic_int *c = &inst->counters[sg->port_counters[k]].value;
       atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) - 1, memory_order_relaxed);
     }
@@ -237,6 +253,19 @@ static void port_fired(sg_waiter *self, sg_runtime *rt) {
   const sg_subgraph *sg = inst->sg;
   for (int k = sg->port_first[pw->port]; k < sg->port_first[pw->port + 1]; ++k)
     resume_counter(rt, inst, sg->port_counters[k]);
+  instance_release(inst);
+}
+
+/* plant_early_issue: the port's trigger records its token on the first
+ * consumer's stream, behind whatever that stream was given meanwhile. */
+static void port_fired_late(sg_waiter *self, sg_runtime *rt) {
+  port_waiter *pw = (port_waiter *)self;
+  sg_instance *inst = pw->inst;
+  const sg_subgraph *sg = inst->sg;
+  int op = sg->op_port_first ? sg->port_first_op[pw->port] : -1;
+  sg_stream *stream = op >= 0 ? sg_worker_stream(rt, sg->ops[op].worker) : NULL;
+  if (stream) sg_stream_record(stream, &inst->port_tokens[pw->port], inst->seq);
+  else atomic_store(&inst->port_tokens[pw->port].done, inst->seq);
   instance_release(inst);
 }
 
@@ -260,8 +289,9 @@ static void finish_one(sg_runtime *rt, sg_instance *inst) {
 /* A device op's device side is done (its stream's notification): the
  * consumers that waited for it (async edges) and its postcondition ports. */
 static void device_done(void *arg) {
-  const sg_note *n = arg;
+  sg_note *n = arg;
   sg_instance *inst = n->inst;
+  __atomic_store_n(&n->delivered, inst->seq, __ATOMIC_RELAXED);
   const sg_subgraph *sg = inst->sg;
   const cop *c = &sg->ops[n->op];
   sg_runtime *rt = sg->rt;
@@ -295,6 +325,8 @@ static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *
     }
     if (!rt->skip_device_waits) sg_stream_wait(stream, t, inst->seq);
   }
+  for (int k = 0; rt->plant_early_issue && k < sg->op_port_first[c - sg->ops + 1] - sg->op_port_first[c - sg->ops]; ++k)
+    sg_stream_wait(stream, &inst->port_tokens[sg->op_ports[sg->op_port_first[c - sg->ops] + k]], inst->seq);
   if (c->on_copy_stream) {
     (void)sg_stream_launch(stream, copy_kernel, payload, sizeof(sg_copy_desc)); /* fits: checked at compile */
   } else {
@@ -397,6 +429,7 @@ void sg_item_run(sg_runtime *rt, sg_work *work, int worker) {
   }
   /* One finish event from one counter, not one per worker (the seed's
    * fix); device ops' notifications count in it too. */
+  __atomic_store_n(&it->done, 1, __ATOMIC_RELAXED);
   finish_one(rt, inst);
 }
 
@@ -425,13 +458,14 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
     for (int i = 0; i < sg->nreplan; ++i) sg_copy_plan((sg_copy_desc *)(inst->patched + sg->replan[i]));
   }
   for (int c = 0; c < sg->ncounters; ++c) atomic_init(&inst->counters[c].value, sg->counter_init[c]);
-  int pending_ports = count_triggered_ports(sg, inst, pre);
   uint64_t seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed) + 1;
+  inst->seq = seq;
+  int pending_ports = count_triggered_ports(sg, inst, pre);
   for (int w = 0; w < rt->nworkers; ++w)
-    inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0, .resume = 0};
+    inst->items[w] = (sg_item){.hdr = {.kind = SG_WORK_ITEM, .seq = seq}, .inst = inst, .worker = w, .pos = 0,
+                               .resume = 0, .done = 0};
   for (int p = 0; p < sg->npost; ++p) post[p] = inst->post[p];
   *finish = inst->finish;
-  inst->seq = seq;
   atomic_init(&inst->finish_left, sg->nactive + sg->nnotes);
   atomic_init(&inst->refs, 1 + pending_ports + 1);
   atomic_fetch_add_explicit(&sg->refs, 1, memory_order_relaxed);
@@ -439,10 +473,63 @@ int sg_subgraph_instantiate(sg_subgraph *sg, const void *args, size_t size, sg_e
    * reads of it but through the waiters, which hold references. */
   for (int p = 0; p < sg->npre; ++p) {
     if (inst->port_waiters[p].port < 0) continue; /* counted above */
-    inst->port_waiters[p] = (port_waiter){.w.fn = port_fired, .inst = inst, .port = p};
+    inst->port_waiters[p] = (port_waiter){.w.fn = rt->plant_early_issue ? port_fired_late : port_fired, .inst = inst,
+                                          .port = p};
     sg_event_add_waiter(rt, pre[p], &inst->port_waiters[p].w);
   }
   inst->start_waiter.fn = start_fired;
   sg_event_add_waiter(rt, start, &inst->start_waiter);
   return MAPP_OK;
+}
+
+/* ------------------------------------------------------------ a stalled run */
+
+static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...) {
+  if (at >= len) return at;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + at, len - at, fmt, ap);
+  va_end(ap);
+  return n < 0 ? at : at + (size_t)n;
+}
+
+void sg_subgraph_pending(const sg_subgraph *sg, char *buf, size_t len) {
+  size_t at = 0;
+  int shown = 0;
+  buf[0] = 0;
+  sg_subgraph *list = (sg_subgraph *)sg; /* its lock only: blocks are prepended, never freed before the subgraph */
+  blocks_lock(list);
+  sg_instance *first = list->all_blocks;
+  blocks_unlock(list);
+  sg_instance *flight[64]; /* the oldest first: the list is newest first */
+  int nflight = 0;
+  for (sg_instance *inst = first; inst; inst = inst->next_all)
+    if (atomic_load_explicit(&inst->finish_left, memory_order_relaxed) > 0) {
+      if (nflight == 64) memmove(flight, flight + 1, sizeof flight[0] * 63), nflight = 63;
+      flight[nflight++] = inst;
+    }
+  for (int f = nflight - 1; f >= 0 && at < len; --f) {
+    sg_instance *inst = flight[f];
+    at = append(buf, len, at, "%sinstantiation %llu:", shown++ ? "; " : "", (unsigned long long)inst->seq);
+    int running = 0;
+    for (int w = 0; w < sg->rt->nworkers; ++w) {
+      if (!sg->nsched[w]) continue;
+      const sg_item *it = &inst->items[w];
+      if (__atomic_load_n(&it->done, __ATOMIC_RELAXED)) continue;
+      running++;
+      int pos = __atomic_load_n(&it->pos, __ATOMIC_RELAXED);
+      const cop *c = &sg->ops[sg->sched[w][pos < sg->nsched[w] ? pos : sg->nsched[w] - 1]];
+      int inputs = c->counter >= 0 ? atomic_load_explicit(&inst->counters[c->counter].value, memory_order_relaxed) : 0;
+      at = append(buf, len, at, " worker %d at op '%s' (%d inputs missing)", w, c->name, inputs > 1 ? inputs - 1 : 0);
+    }
+    int outstanding = 0;
+    for (int k = 0; k < sg->nnotes; ++k) {
+      const sg_note *n = &inst->notes[k];
+      if (__atomic_load_n(&n->delivered, __ATOMIC_RELAXED) == inst->seq) continue;
+      if (outstanding++ < 3) at = append(buf, len, at, "%s op '%s'", outstanding > 1 ? "," : " device side of", sg->ops[n->op].name);
+    }
+    if (outstanding > 3) at = append(buf, len, at, " and %d more", outstanding - 3);
+    if (!running && !outstanding) at = append(buf, len, at, " ending");
+  }
+  if (!shown) snprintf(buf, len, "none in flight");
 }

@@ -285,6 +285,26 @@ static int plan_effects(sg_subgraph *sg, const int *sfirst, const int *slist, co
   return copies ? sg_stream_create(sg->rt, sg->rt->nworkers, &sg->copy_stream) : MAPP_OK;
 }
 
+/* plant_early_issue: each op's precondition ports (CSR) and each port's
+ * first consumer, on whose stream the port's trigger records its token. */
+static int plan_port_consumers(sg_subgraph *sg) {
+  MAPP_TRY(mapp_calloc((void **)&sg->op_port_first, (size_t)sg->nops + 1, sizeof(int), "op ports"));
+  MAPP_TRY(mapp_calloc((void **)&sg->op_ports, (size_t)sg->npre_edges + 1, sizeof(int), "op ports"));
+  MAPP_TRY(mapp_alloc((void **)&sg->port_first_op, sizeof(int) * ((size_t)sg->npre + 1), "port consumers"));
+  for (int p = 0; p < sg->npre; ++p) sg->port_first_op[p] = -1;
+  for (int e = 0; e < sg->npre_edges; ++e) sg->op_port_first[sg->pre_edges[e].op + 1]++;
+  for (int v = 0; v < sg->nops; ++v) sg->op_port_first[v + 1] += sg->op_port_first[v];
+  int *fill;
+  MAPP_TRY(mapp_calloc((void **)&fill, (size_t)sg->nops + 1, sizeof(int), "op ports"));
+  for (int e = 0; e < sg->npre_edges; ++e) {
+    sg_port_edge pe = sg->pre_edges[e];
+    sg->op_ports[sg->op_port_first[pe.op] + fill[pe.op]++] = pe.port;
+    if (sg->port_first_op[pe.port] < 0) sg->port_first_op[pe.port] = pe.op;
+  }
+  free(fill);
+  return MAPP_OK;
+}
+
 static int plan_ports(sg_subgraph *sg) {
   MAPP_TRY(mapp_calloc((void **)&sg->post_list, (size_t)sg->npost_edges + 1, sizeof(int), "postcondition lists"));
   int at = 0;
@@ -305,7 +325,7 @@ static int plan_ports(sg_subgraph *sg) {
     sg->port_counters[sg->port_first[p] + fill[p]++] = sg->ops[sg->pre_edges[e].op].counter;
   }
   free(fill);
-  return MAPP_OK;
+  return sg->rt->plant_early_issue ? plan_port_consumers(sg) : MAPP_OK;
 }
 
 /* Ops that interpolations patch get a slot in a contiguous image that an
@@ -348,6 +368,7 @@ static int plan_payloads(sg_subgraph *sg) {
   sg->off_patched = at, at += sg_align16(sg->patch_bytes);
   sg->off_tokens = at, at += sg_align16(sizeof(sg_token) * (size_t)sg->ntokens);
   sg->off_notes = at, at += sg_align16(sizeof(sg_note) * (size_t)sg->nnotes);
+  sg->off_port_tokens = at, at += sg_align16(sizeof(sg_token) * (size_t)(sg->rt->plant_early_issue ? sg->npre : 0));
   sg->inst_bytes = at;
   return MAPP_OK;
 }

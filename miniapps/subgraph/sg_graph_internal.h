@@ -39,6 +39,7 @@ typedef struct {
   sg_instance *inst;
   int worker, pos;
   int resume; /* parked at pos after its own arrival: the last decrement re-queued it */
+  int done;   /* its schedule ran to the end (read by sg_subgraph_pending) */
 } sg_item;
 
 typedef struct {
@@ -51,6 +52,7 @@ typedef struct {
 typedef struct {
   sg_instance *inst;
   int op;
+  uint64_t delivered; /* the instantiation it was last delivered in (sg_subgraph_pending) */
 } sg_note;
 
 struct sg_instance {
@@ -68,6 +70,8 @@ struct sg_instance {
   uint64_t seq;     /* the instantiation's number: its tokens' generation */
   sg_token *tokens;
   sg_note *notes;
+  sg_token *port_tokens;  /* plant_early_issue: one per precondition port */
+  sg_instance *next_all;  /* every block the subgraph has made (sg_subgraph_pending) */
 };
 
 struct sg_subgraph {
@@ -104,13 +108,17 @@ struct sg_subgraph {
   int *token_op;        /* token id -> the op that records it */
   int ntokens, nnotes;
   sg_stream *copy_stream; /* the subgraph's own, when it has device copies */
+  sg_instance *all_blocks;
+  int *op_port_first, *op_ports; /* op -> the precondition ports it consumes (CSR), for plant_early_issue */
+  int *port_first_op;            /* port -> its first consumer op, for plant_early_issue */
   int *post_list;       /* ports, grouped per op */
   int *port_first, *port_counters; /* pre port -> consumer counter ids (CSR) */
   unsigned char *patch_image;
   size_t patch_bytes;
   long *replan; /* offsets in the patched image of the copies to plan per instantiation */
   int nreplan;
-  size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched, off_tokens, off_notes;
+  size_t inst_bytes, off_items, off_waiters, off_counters, off_post, off_args, off_patched, off_tokens, off_notes,
+      off_port_tokens;
   sg_subgraph_stats stats;
 };
 

@@ -123,9 +123,10 @@ struct sg_runtime {
   /* the device (sg_device.c): a stream per worker */
   sg_device_kind device;
   long device_poll_ns;
-  bool skip_device_waits;
+  bool skip_device_waits, plant_early_issue;
   sg_stream *streams[SG_MAX_WORKERS];
   int nstreams;
+  atomic_int live_streams; /* stream threads not yet ended (a subgraph's, freed from its own, is not joined) */
   struct {
     atomic_long kernels, kernel_ns, issued_ops, issue_ns, notifications, max_runahead;
   } dev_stats;

@@ -61,6 +61,7 @@ typedef struct tb_state {
   atomic_int error_claimed;
   char first_error[256];
   double *sink;           /* per worker: keeps the kernels' results alive */
+  atomic_long *tasks_done; /* per buffer slot, a cache line apart (stride 8): the watchdog's clock */
   /* --copy-bytes: each own point's output and input buffers, one per
    * timestep parity; an input buffer has a slot per own point in the window
    * it may copy from at some timestep, [copy_lo, copy_lo + span) (the
@@ -104,6 +105,8 @@ static inline long tb_slot(const tb_state *st, long q) {
 static inline tb_tag *tb_tag_at(const tb_state *st, long t, long p) {
   return st->ring + (t & (st->ring_steps - 1)) * st->ring_width + tb_slot(st, p);
 }
+/* Tasks done so far, on every thread (the watchdog's clock). */
+long tb_tasks_done(const tb_state *st);
 /* The failure of a run: errors seen by tasks, or a runtime contract violation. */
 int tb_state_status(tb_state *st);
 /* How many launches the host issues between its waits when a wait would
@@ -155,6 +158,8 @@ int tb_run_subgraph(tb_state *st);
 /* The subgraph variant's record and compile, once (timed apart from the run). */
 int tb_subgraph_prepare(tb_state *st);
 void tb_subgraph_release(tb_state *st);
+/* What a stalled replay still waits for (sg_subgraph_pending). */
+void tb_subgraph_pending(const tb_state *st, char *buf, size_t len);
 /* The compiled graph's statistics (zero before tb_subgraph_prepare). */
 void tb_subgraph_stats(const tb_state *st, sg_subgraph_stats *out);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "mapp_latency.h"
+#include "mapp_watchdog.h"
 #include "subgraph.h"
 #include "tb_metg.h"
 
@@ -41,6 +42,7 @@ typedef struct {
   double round_trip_ns[2]; /* core-to-core, before and after the METG sweep; 0: not measured */
   double *cuda_values; /* cuda: the last timestep's values */
   sg_device_stats device; /* what the device did in the last run */
+  long watch_seen, watch_since; /* the watchdog's: tasks done when last seen to change, and when */
 } subgraph_run;
 
 /* Nanoseconds one task's kernel takes at the current K, alone on the host
@@ -86,15 +88,37 @@ int subgraph_setup(mapp_run *run, const subgraph_options *opt, void **state) {
   return MAPP_OK;
 }
 
+/* The watchdog's check (mapp_watchdog.h): no task done on any thread for
+ * --watchdog-s. Its clock (watch_seen, watch_since) is the watchdog's own. */
+static bool stalled(void *arg, char *line, size_t len) {
+  subgraph_run *r = arg;
+  long done = tb_tasks_done(r->st), now = sg_now_ns();
+  if (done != r->watch_seen || !r->watch_since) {
+    r->watch_seen = done, r->watch_since = now;
+    return false;
+  }
+  double idle_s = (double)(now - r->watch_since) * 1e-9;
+  if (idle_s <= r->st->cfg.watchdog_s) return false;
+  char pending[480];
+  if (r->variant == TB_VARIANT_SUBGRAPH && r->st->graph) tb_subgraph_pending(r->st, pending, sizeof pending);
+  else snprintf(pending, sizeof pending, "the eager path's tasks after the %ld done", done);
+  snprintf(line, len, "mapp-subgraph: no task completed for %.1f s (watchdog): pending: %s", idle_s, pending);
+  return true;
+}
+
 /* One run from the state as it is (setup's, or reset's), its time the
- * slowest rank's. */
+ * slowest rank's; watched when --watchdog-s is set. */
 static int run_once(subgraph_run *r, double *seconds) {
   tb_state *st = r->st;
   MAPP_MPI(MPI_Barrier(st->comm));
   sg_runtime_device_stats_reset(st->rt); /* the last run's figures: nothing of an earlier one is in flight */
+  mapp_watchdog watchdog = {0};
+  r->watch_since = 0;
+  if (st->cfg.watchdog_s > 0) MAPP_TRY(mapp_watchdog_start_status(&watchdog, stalled, r, st->rank == 0, MAPP_ERR_VERIFY));
   long t0 = sg_now_ns();
   int status = r->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
   double local = (double)(sg_now_ns() - t0) * 1e-9;
+  mapp_watchdog_stop(&watchdog);
   sg_runtime_device_stats(st->rt, &r->device);
   MAPP_TRY(status);
   MAPP_MPI(MPI_Allreduce(&local, seconds, 1, MPI_DOUBLE, MPI_MAX, st->comm));

@@ -56,7 +56,7 @@ typedef enum { TB_STREAM_ORDERED_ALL, TB_STREAM_ORDERED_NONE, TB_STREAM_ORDERED_
 
 /* Test only: a bug planted in the asynchronous effects, which a check must
  * catch (--plant). */
-typedef enum { TB_PLANT_NONE, TB_PLANT_NO_DEVICE_WAIT, TB_PLANT_HOST_RUNAHEAD } tb_plant;
+typedef enum { TB_PLANT_NONE, TB_PLANT_NO_DEVICE_WAIT, TB_PLANT_HOST_RUNAHEAD, TB_PLANT_EARLY_ISSUE } tb_plant;
 
 typedef struct {
   tb_pattern pattern;
@@ -79,6 +79,7 @@ typedef struct {
   tb_stream_ordered stream_ordered;
   bool check_peek;          /* host tasks check that the device has written what they read */
   tb_plant plant;
+  double watchdog_s;        /* no task done for this long: one line naming what is pending, exit 1; 0: none */
 } tb_config;
 
 /* A task's output: its (timestep, point) tag and a value computed from its

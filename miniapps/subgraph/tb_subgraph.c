@@ -99,6 +99,7 @@ typedef struct {
    * halo), L = ring_width of them, not by the width. */
   long L;
   unsigned char *mark; /* per task op x column: dependence recorded */
+  char (*names)[48];   /* per task op: "task(s=S, p=P)", so a stalled replay's line names it */
   int *post_of;        /* op -> its postcondition port, or -1 */
   int *pre_of;         /* (s, column of q) -> pre port or -1 */
 } recorder;
@@ -227,6 +228,7 @@ static int record_ops(tb_state *st, recorder *r) {
   long S = cfg->graph_steps, C = st->count, n = S * C;
   MAPP_TRY(mapp_calloc((void **)&r->ops, (size_t)n, sizeof *r->ops, "graph ops"));
   MAPP_TRY(mapp_calloc((void **)&r->args, (size_t)n, sizeof *r->args, "graph op arguments"));
+  MAPP_TRY(mapp_calloc((void **)&r->names, (size_t)n, sizeof *r->names, "graph op names"));
   r->nops = (int)n;
   if (cfg->interpolate) MAPP_TRY(mapp_calloc((void **)&r->interps, (size_t)n, sizeof *r->interps, "interpolations"));
   r->ninterps = cfg->interpolate ? (int)n : 0;
@@ -238,7 +240,8 @@ static int record_ops(tb_state *st, recorder *r) {
        * cross; scheduled step by step, as every rank's, so that no rank
        * parks on a later step's input ahead of an earlier step's output
        * another rank waits for (sg_op_def.phase) */
-      r->ops[op] = (sg_op_def){.name = "task", .kind = SG_OP_TASK, .affinity = (int)(pl * cfg->workers / C),
+      snprintf(r->names[op], sizeof r->names[op], "task(s=%ld, p=%ld)", s, st->first + pl);
+      r->ops[op] = (sg_op_def){.name = r->names[op], .kind = SG_OP_TASK, .affinity = (int)(pl * cfg->workers / C),
                                .fn = cfg->interpolate ? task_interpolated : task_from_instance,
                                .args = &r->args[op], .arg_size = sizeof(graph_args), .phase = (int)s,
                                .device = tb_on_device(cfg, s), .stream_ordered = tb_promises_order(cfg, s)};
@@ -368,6 +371,11 @@ static int record_and_compile(tb_state *st, struct tb_graph *g, recorder *r) {
   return MAPP_OK;
 }
 
+void tb_subgraph_pending(const tb_state *st, char *buf, size_t len) {
+  if (st->graph) sg_subgraph_pending(st->graph->sg, buf, len);
+  else snprintf(buf, len, "no graph");
+}
+
 void tb_subgraph_stats(const tb_state *st, sg_subgraph_stats *out) {
   if (st->graph) sg_subgraph_get_stats(st->graph->sg, out);
   else *out = (sg_subgraph_stats){0};
@@ -392,7 +400,7 @@ int tb_subgraph_prepare(tb_state *st) {
   recorder r = {0};
   int status = record_and_compile(st, g, &r);
   free(r.ops), free(r.args), free(r.edges), free(r.pre_edges), free(r.post_edges), free(r.interps);
-  free(r.mark), free(r.pre_of), free(r.post_of);
+  free(r.mark), free(r.pre_of), free(r.post_of), free(r.names);
   st->record_s = (double)(sg_now_ns() - t0) * 1e-9 - st->compile_s;
   if (status != MAPP_OK) tb_subgraph_release(st);
   return status;

@@ -151,6 +151,7 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   if (cfg->kernel == TB_KERNEL_MEMORY)
     MAPP_TRY(mapp_calloc((void **)&st->scratch, slots, (size_t)cfg->scratch_bytes, "scratch"));
   MAPP_TRY(mapp_calloc((void **)&st->sink, slots * 8, sizeof(double), "kernel sinks"));
+  MAPP_TRY(mapp_calloc((void **)&st->tasks_done, slots * 8, sizeof(atomic_long), "task counts"));
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
   tb_state_reset(st);
   st->host_runs = cfg->host_worker == TB_HOST_WORKER_YES;
@@ -159,7 +160,8 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
                   .host_runs = st->host_runs, .host_cpu = st->host_cpu >= 0 ? &st->host_cpu : NULL,
                   .device = cfg->device ? SG_DEVICE_EMULATED : SG_DEVICE_NONE, .device_poll_ns = cfg->device_poll_ns,
-                  .skip_device_waits = cfg->plant == TB_PLANT_NO_DEVICE_WAIT};
+                  .skip_device_waits = cfg->plant == TB_PLANT_NO_DEVICE_WAIT,
+                  .plant_early_issue = cfg->plant == TB_PLANT_EARLY_ISSUE};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
   if (st->nranks > 1) MAPP_TRY(tb_comm_create(st, &st->comm_state));
   return MAPP_OK;
@@ -173,6 +175,7 @@ void tb_state_destroy(tb_state *st) {
   free(st->scratch);
   free(st->dep_buf);
   free(st->sink);
+  free(st->tasks_done);
   free(st->copy_in);
   free(st->copy_out);
   free(st->copy_lo);
@@ -353,4 +356,13 @@ void tb_run_task(tb_state *st, long t, long p, int worker) {
   tb_kernel_run(st, worker);
   if (cfg->copy_bytes) copy_pattern_fill(tb_copy_out(st, t, p), (size_t)cfg->copy_bytes, t, p);
   st->ring[(t & mask) * st->ring_width + (p - st->ring_lo)] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
+  atomic_long *done = &st->tasks_done[worker * 8]; /* this thread's line: a plain increment, read by the watchdog */
+  atomic_store_explicit(done, atomic_load_explicit(done, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+long tb_tasks_done(const tb_state *st) {
+  long sum = 0;
+  for (long slot = 0; slot < tb_buffer_slots(st->cfg.workers); ++slot)
+    sum += atomic_load_explicit(&st->tasks_done[slot * 8], memory_order_relaxed);
+  return sum;
 }
