@@ -1,7 +1,8 @@
 #!/bin/bash
 # mapp compare on synthetic results: a 10 % slowdown over 10 repetitions
 # exits 1 naming the configuration; noise of the same spread exits 0; a
-# configuration on one side only is listed; bad input exits 2.
+# configuration on one side only is listed; the same slowdown across two
+# systems is an A/B of them, named, never a regression; bad input exits 2.
 . "$(dirname "$0")/lib.sh"
 
 # write FILE CENTER SEED: 10 heat records of FOM CENTER +- 3 %, plus one
@@ -64,6 +65,28 @@ grep -E "^heat +mpi .* stable/disturbed +inconclusive" <<<"$OUT" >/dev/null ||
 mkdir -p folder && grep heat noise.jsonl >folder/results.jsonl
 expect_exit 0 "$MAPP" compare old.jsonl folder
 expect_output "only in OLD"
+
+# two systems: the same 10 % slowdown measured on system b against system a
+# is an A/B of the systems (both named), exit 0; on one system it is SLOWER
+with_system() { sed "s|}\$|,\"system\":\"$2\"}|" "$1"; } # FILE SYSTEM: its records on SYSTEM
+with_system old.jsonl a >old-a.jsonl
+with_system slower.jsonl b >slower-b.jsonl
+with_system slower.jsonl a >slower-a.jsonl
+expect_exit 0 "$MAPP" compare old-a.jsonl slower-b.jsonl
+expect_output "OLD and NEW come from different systems (OLD: a; NEW: b)"
+grep -E "^heat +mpi .* a vs b .* A/B: b slower$" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "the A/B row does not name a and b"; }
+grep -q "SLOWER" <<<"$OUT" && { echo "$OUT"; fail "an A/B of systems was called a regression"; }
+expect_output "0 slower"
+expect_output "2 compared across systems, an A/B of machines and never a regression: 1 slower"
+if command -v xmllint >/dev/null; then
+  expect_exit 0 "$MAPP" compare old-a.jsonl slower-b.jsonl --junit ab.xml
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" ab.xml || fail "ab.xml is not valid JUnit"
+  grep -q '<failure' ab.xml && fail "ab.xml has a failure for an A/B of systems"
+  grep -q 'answer" value="A/B: b slower"' ab.xml || fail "ab.xml does not give the A/B answer"
+fi
+expect_exit 1 "$MAPP" compare old-a.jsonl slower-a.jsonl
+grep -E "^heat +mpi .* a .* SLOWER$" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "a slowdown on one system is not SLOWER"; }
+grep -q "different systems" <<<"$OUT" && { echo "$OUT"; fail "one system taken for two"; }
 
 # check --perf: the same judgement against an environment's stored references
 sed "s|^name: local|name: refs|" "$MAPP_SOURCE_DIR/envs/local.yaml" >refs.yaml

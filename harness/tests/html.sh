@@ -23,9 +23,9 @@ expect_exit 0 "$MAPP" report $R
 expect_output "$R/report.html"
 expect_exit 0 "$MAPP" history publish site --db res/history.sqlite
 expect_output "site/index.html (3 configuration pages)"
-n1=heat_mpi_serial_tiny_weak_n1_t1
-n4=heat_mpi_serial_tiny_weak_n4_t1
-for page in index $n1 heat_mpi_serial_tiny_weak_n2_t1 $n4; do [ -s site/$page.html ] || fail "no site/$page.html"; done
+n1=heat_mpi_serial_tiny_weak_n1_t1__vm
+n4=heat_mpi_serial_tiny_weak_n4_t1__vm
+for page in index $n1 heat_mpi_serial_tiny_weak_n2_t1__vm $n4; do [ -s site/$page.html ] || fail "no site/$page.html"; done
 [ -s site/figures/history-$n1.svg ] || fail "no trend figure of $n1"
 
 # publishing again with fewer configurations removes the pages and figure
@@ -105,10 +105,10 @@ report_checks=(--title "mapp results: html-demo" --tables 6 --figures 6
   --pre "log line 11 of the failed run" --pre "log line 30 of the failed run" --no-pre "log line 10 of")
 check $R/report.html report "${report_checks[@]}" || fail "report.html"
 check site/index.html index --title "mapp history: history" --tables 1 --rows 0:3 --trends 3 --links 3 --figures 0 \
-  --text SLOWER --text "100006c0ffee slower -10.0 %" || fail "the history index"
-check site/$n1.html page-n1 --title "heat mpi/serial tiny weak n1 t1" --figures 1 --tables 2 --rows 0:1 --rows 1:12 \
+  --heading "system vm" --text SLOWER --text "100006c0ffee slower -10.0 %" || fail "the history index"
+check site/$n1.html page-n1 --title "heat mpi/serial tiny weak n1 t1 @vm" --figures 1 --tables 2 --rows 0:1 --rows 1:12 \
   --links 1 --heading "Change points" --heading Revisions --text "a slowdown" || fail "the page of n1"
-check site/$n4.html page-n4 --title "heat mpi/serial tiny weak n4 t1" --figures 1 --tables 1 --rows 0:6 --links 1 \
+check site/$n4.html page-n4 --title "heat mpi/serial tiny weak n4 t1 @vm" --figures 1 --tables 1 --rows 0:6 --links 1 \
   --text "None: E-Divisive means finds no step" || fail "the page of n4"
 # a history of 6 revisions (the last 6 of the fixture's): its site as well
 python3 - history.jsonl >history6.jsonl <<'PY'

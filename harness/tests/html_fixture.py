@@ -7,6 +7,7 @@ and figure of merit replaced, so the test runs no app and takes a second:
                        repetition of tasks/omp at 4 ranks failed (exit 1, its
                        verification failed) with a 30-line log; a spec.yaml
                        with a table; a host name made of HTML metacharacters
+                       (system vm, the history's)
   OUT/history-*.jsonl  the history: mpi/serial n1 over 12 revisions with a
                        10 % slowdown from revision 6, n2 and n4 over the
                        last 6 revisions, flat; 3 repetitions each
@@ -51,6 +52,7 @@ def folder():
                 r = record(variant, backend, ranks, rep, 11, base * speed * ranks * random.uniform(0.97, 1.03),
                            "2026-01-02T0%d:%02d:00Z" % (ranks, rep))
                 r["host"] = HOSTILE_HOST
+                r["system"] = "vm"  # as `system: vm` in the env file names it: the history's system
                 if (variant, ranks, rep) == ("tasks", 4, 2):
                     r["exit_code"] = 1
                     r["verification"] = dict(r["verification"], status="fail", worst_error=0.5)

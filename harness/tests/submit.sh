@@ -74,6 +74,7 @@ SH
 chmod +x bin/*
 cat >env.yaml <<YAML
 name: fake-slurm
+system: fake-cluster
 launcher: srun
 np_flag: -n
 launcher_args: ["--cpu-bind=cores"]
@@ -93,6 +94,8 @@ expect_exit 0 "$MAPP" collect results/batch
 expect_output "collected 4 records (0 failed), 0 still pending"
 [ "$(count_lines results/batch/results.jsonl)" = 4 ] || fail "expected 4 collected records"
 grep -q '"launch":"srun -n 2 --cpu-bind=cores ' results/batch/results.jsonl || fail "launch not recorded"
+# each collected record names the environment's system (jobs.json carries it)
+[ "$(grep -c '"system":"fake-cluster"' results/batch/results.jsonl)" = 4 ] || fail "collected records lack system: fake-cluster"
 expect_exit 0 "$MAPP" collect results/batch
 expect_output "collected 0 records (0 failed), 0 still pending, 4 collected before"
 # a repetition without its status file is pending, not failed

@@ -295,7 +295,8 @@ static void history_groups_orders_and_stores_once(void **state) {
   assert_int_equal(set.records, 5);
   assert_int_equal(set.count, 2);
   const history_series *s = strstr(set.items[0].config, "steps50") ? &set.items[1] : &set.items[0];
-  assert_string_equal(s->config, "heat mpi/serial tiny weak n1 t1");
+  assert_string_equal(s->config, "heat mpi/serial tiny weak n1 t1 @vm"); /* the template's host: its system */
+  assert_string_equal(s->system, "vm");
   assert_int_equal(s->count, 2);
   assert_string_equal(s->points[0].revision, "0a0000000002"); /* 08:00Z before 09:00Z */
   assert_string_equal(s->points[1].revision, "0a0000000001");
@@ -303,6 +304,43 @@ static void history_groups_orders_and_stores_once(void **state) {
   assert_float_equal(s->points[1].median, 20.0, 0.0);
   assert_float_equal(s->points[1].min, 10.0, 0.0);
   assert_float_equal(s->points[1].max, 30.0, 0.0);
+  history_series_set_free(&set);
+  historydb_close(db);
+  json_decref(dates);
+  json_decref(records);
+}
+
+/* Two systems are two series of one configuration: a record's "system"
+ * decides, else its host; the key names it; the totals count both. */
+static void history_keeps_a_series_per_system(void **state) {
+  (void)state;
+  history_db *db = NULL;
+  assert_int_equal(historydb_open(":memory:", true, &db), 0);
+  json_t *records = json_array();
+  const char *systems[] = {"a", "b", NULL}; /* NULL: none, the host (vm) */
+  for (size_t k = 0; k < 3; ++k)
+    for (size_t i = 0; i < 3; ++i) {
+      json_t *r = synthetic_record(k, i, 10.0 * (double)(i + 1));
+      if (systems[i]) json_object_set_new(r, "system", json_string(systems[i]));
+      json_array_append_new(records, r);
+    }
+  json_t *dates = json_object();
+  history_add_tally tally;
+  assert_int_equal(historydb_add(db, records, dates, &tally), 0);
+  assert_int_equal(tally.added, 9);
+  history_series_set set;
+  assert_int_equal(historydb_series(db, &set), 0);
+  assert_int_equal(set.count, 3);
+  assert_int_equal(set.systems, 3);
+  const char *want[] = {"a", "b", "vm"}; /* by key: "... t1 @a", "@b", "@vm" */
+  for (size_t i = 0; i < 3; ++i) {
+    char key[64];
+    snprintf(key, sizeof key, "heat mpi/serial tiny weak n1 t1 @%s", want[i]);
+    assert_string_equal(set.items[i].config, key);
+    assert_string_equal(set.items[i].system, want[i]);
+    assert_int_equal(set.items[i].count, 3);
+    assert_float_equal(set.items[i].points[0].median, 10.0 * (double)(i + 1), 0.0); /* never mixed */
+  }
   history_series_set_free(&set);
   historydb_close(db);
   json_decref(dates);
@@ -351,6 +389,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(two_steps_and_edge_cases),
       cmocka_unit_test(times_parse_with_their_zone),
       cmocka_unit_test(history_groups_orders_and_stores_once),
+      cmocka_unit_test(history_keeps_a_series_per_system),
       cmocka_unit_test(the_interval_decides),
       cmocka_unit_test(five_percent_step_found_at_its_revision),
       cmocka_unit_test(pure_noise_rarely_alarms),

@@ -324,7 +324,22 @@ static void parses_environments(void **state) {
   assert_true(env.cores_per_node >= 1); /* auto */
   assert_string_equal(env.env_names.items[0], "A");
   assert_string_equal(env.launcher_args.items[0], "--oversubscribe");
+  assert_null(env.system); /* none given: each record names its host */
   env_free(&env);
+  /* system: the machine's name in every history key; one that would not
+   * read as one word there is refused */
+  assert_int_equal(env_parse_string("name: l\nsystem: perlmutter-gpu.a100\nlauncher: mpirun\nnp_flag: -np\n", "l.yaml",
+                                    &env), MAPP_OK);
+  assert_string_equal(env.system, "perlmutter-gpu.a100");
+  env_free(&env);
+  const char *bad_systems[] = {"\"two words\"", "\"\"", "a/b", "\"x@y\""};
+  for (size_t i = 0; i < sizeof bad_systems / sizeof bad_systems[0]; ++i) {
+    char text[128];
+    snprintf(text, sizeof text, "name: l\nsystem: %s\nlauncher: mpirun\nnp_flag: -np\n", bad_systems[i]);
+    assert_int_equal(env_parse_string(text, "l.yaml", &env), MAPP_ERR_INPUT);
+    assert_non_null(strstr(mapp_error_message(), "system"));
+    mapp_error_clear();
+  }
   assert_int_equal(env_parse_string("name: s\nlauncher: srun\nnp_flag: -n\nscheduler: slurm\ncores_per_node: 64\n"
                                     "modules: [gcc]\n", "s.yaml", &env), MAPP_OK);
   assert_int_equal(env.scheduler, SCHEDULER_SLURM);

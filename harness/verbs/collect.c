@@ -86,6 +86,7 @@ static int collect_finished(const json_t *entry, const job *j, const job_files *
     json_object_set_new(res.record, "scheduler_state", json_string(scheduler_state));
   /* The batch script asked for the nodes that hold every rank's cores and GPUs. */
   if (status == MAPP_OK) json_object_set_new(res.record, "oversubscribed", json_false());
+  if (status == MAPP_OK) status = job_record_system(res.record, json_string_value(json_object_get(entry, "system")));
   if (status == MAPP_OK) status = results_append(results_file, res.record);
   if (status == MAPP_OK) {
     ++tally->collected;

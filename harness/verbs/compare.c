@@ -1,7 +1,8 @@
 /* mapp compare OLD NEW: configuration by configuration, whether NEW is
  * slower than OLD beyond a threshold with significance (ratio of medians,
  * Mann-Whitney U), the same within it, or inconclusive where the noise
- * hides the answer (perfstats.h). Exit 1 on a regression. */
+ * hides the answer (perfstats.h). Exit 1 on a regression; runs of two
+ * systems are an A/B of them, never a regression. */
 #include "mapp_error.h"
 #include "perfcompare.h"
 #include "selection.h"
@@ -28,7 +29,9 @@ int verb_compare(int argc, char **argv) {
                           "approximation), the change the repetitions could detect (alpha, 80 % power), each\n"
                           "side's verdict (stable, noisy, too-short, disturbed) and the answer: SLOWER or faster\n"
                           "beyond --threshold with p < --alpha, same when the interval excludes a --threshold\n"
-                          "change, else inconclusive. Exit 1 when a configuration is SLOWER.",
+                          "change, else inconclusive. Exit 1 when a configuration is SLOWER. A configuration\n"
+                          "whose OLD and NEW runs come from different systems (the record's system, else its\n"
+                          "host) is an A/B of the two machines, named in the system column, never SLOWER.",
                           opts, 2, 2, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown)
     status = perf_compare_results(args.cli.positional[0], args.cli.positional[1], threshold, alpha,

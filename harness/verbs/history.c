@@ -22,9 +22,10 @@
 /* ---------------------------------------------------------------- filters */
 
 /* show, plot and check take FILTERs: FIELD=VALUE matches a part of the key
- * exactly (app, variant, backend, size, scaling, ranks, threads, setting);
- * a bare word matches when the key contains it. All must match. */
-static const char *const filter_fields[] = {"app", "variant", "backend", "size", "scaling", "ranks", "threads", "setting"};
+ * exactly (app, variant, backend, size, scaling, ranks, threads, setting,
+ * system); a bare word matches when the key contains it. All must match. */
+static const char *const filter_fields[] = {"app",     "variant", "backend", "size",  "scaling",
+                                            "ranks",   "threads", "setting", "system"};
 #define FILTER_FIELDS (sizeof filter_fields / sizeof filter_fields[0])
 
 static int check_filters(char **filters, int count) {
@@ -35,17 +36,25 @@ static int check_filters(char **filters, int count) {
     for (size_t f = 0; f < FILTER_FIELDS && !known; ++f)
       known = strlen(filter_fields[f]) == (size_t)(eq - filters[i]) && !strncmp(filters[i], filter_fields[f], eq - filters[i]);
     if (!known)
-      return mapp_fail(MAPP_ERR_INPUT, "unknown filter field in '%s' (fields: app variant backend size scaling ranks threads setting)",
+      return mapp_fail(MAPP_ERR_INPUT,
+                       "unknown filter field in '%s' (fields: app variant backend size scaling ranks threads setting system)",
                        filters[i]);
   }
   return MAPP_OK;
 }
 
+/* A series' text field by name (setting: also "label"); NULL for the
+ * numbers (ranks, threads) and unknown names. */
+static const char *series_text(const history_series *s, const char *field) {
+  return !strcmp(field, "app") ? s->app : !strcmp(field, "variant") ? s->variant
+         : !strcmp(field, "backend") ? s->backend : !strcmp(field, "size") ? s->size
+         : !strcmp(field, "scaling") ? s->scaling : !strcmp(field, "system") ? s->system
+         : !strcmp(field, "setting") || !strcmp(field, "label") ? s->setting : NULL;
+}
+
 static bool field_matches(const history_series *s, const char *field, const char *value) {
   char number[32];
-  const char *have = !strcmp(field, "app") ? s->app : !strcmp(field, "variant") ? s->variant
-                     : !strcmp(field, "backend") ? s->backend : !strcmp(field, "size") ? s->size
-                     : !strcmp(field, "scaling") ? s->scaling : !strcmp(field, "setting") ? s->setting : NULL;
+  const char *have = series_text(s, field);
   if (!have) {
     snprintf(number, sizeof number, "%ld", !strcmp(field, "ranks") ? s->ranks : s->threads);
     have = number;
@@ -61,9 +70,7 @@ static const char *series_value(const void *item, const char *field, char *buf, 
     snprintf(buf, len, "%ld", !strcmp(field, "ranks") ? s->ranks : s->threads);
     return buf;
   }
-  const char *text = !strcmp(field, "app") ? s->app : !strcmp(field, "variant") ? s->variant
-                     : !strcmp(field, "backend") ? s->backend : !strcmp(field, "size") ? s->size
-                     : !strcmp(field, "scaling") ? s->scaling : !strcmp(field, "label") ? s->setting : NULL;
+  const char *text = !strcmp(field, "setting") ? NULL : series_text(s, field); /* label: the setting */
   *known = text != NULL;
   return text ? text : "";
 }
@@ -177,7 +184,8 @@ static int show(const char *given, bool revisions, series_filter *f) {
   verdict_summary *verdicts = NULL;
   int status = load_judged(given, f, &set, &path, &verdicts);
   if (status == MAPP_OK) {
-    printf("history %s: %zu records, %zu revisions, %zu configurations\n", path, set.records, set.revisions, set.count);
+    printf("history %s: %zu records, %zu revisions, %zu configurations, %zu system%s\n", path, set.records,
+           set.revisions, set.count, set.systems, set.systems == 1 ? "" : "s");
     int width = (int)config_width(&set, f);
     printf("%-*s  %-18s %4s  %-18s %11s %9s  %-9s  %s\n", width, "configuration", "FOM", "revs", "latest revision",
            "latest FOM", "vs prev", "measured", "change points (E-Divisive means, p <= 0.01; 95 % interval)");
@@ -385,8 +393,10 @@ static int history_add(int argc, char **argv) {
 }
 
 #define FILTER_HELP                                                                                  \
-  "FILTERs select configurations: FIELD=VALUE (app, variant, backend, size, scaling, ranks,\n"       \
-  "threads, setting) matches exactly, a bare word matches a configuration that contains it."
+  "A configuration is one per system (the environment's system:, else the host): two machines\n"    \
+  "are two series. FILTERs select configurations: FIELD=VALUE (app, variant, backend, size,\n"      \
+  "scaling, ranks, threads, setting, system) matches exactly, a bare word matches a\n"              \
+  "configuration that contains it."
 
 /* verb_parse for show, plot and check: FILTER words as the positionals,
  * checked, and with --only/--exclude into f. */
@@ -485,10 +495,11 @@ static int history_publish(int argc, char **argv) {
   verb_args args;
   int status = verb_parse("history publish", "DIR",
                           "Write the history as a static site, as asv publish does: DIR/index.html lists every\n"
-                          "configuration with its latest figure of merit, its change against the previous\n"
-                          "revision, its change points and what check answers; DIR/CONFIG.html shows its trend\n"
-                          "(SVG, change points marked) and its revisions. The pages open from the file system:\n"
-                          "no server, no script, figures inlined (their files in DIR/figures/).",
+                          "configuration, a table per system, with its latest figure of merit, its change\n"
+                          "against the previous revision, its change points and what check answers;\n"
+                          "DIR/CONFIG.html shows its trend (SVG, change points marked) and its revisions. The\n"
+                          "pages open from the file system: no server, no script, figures inlined (their files\n"
+                          "in DIR/figures/).",
                           opts, 1, 1, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown) status = publish(db, args.cli.positional[0], threshold, &f);
   filter_free(&f);

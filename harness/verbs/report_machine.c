@@ -68,7 +68,7 @@ static void write_retries(doc *d, const json_t *records) {
     timeouts += outcome && strcmp(outcome, "timeout") == 0;
     if (attempts < 2) continue;
     ++retried;
-    char *config = historydb_config_key(r); /* "heat mpi/serial tiny weak n1 t1" */
+    char *config = historydb_config_name(r); /* "heat mpi/serial tiny weak n1 t1" */
     if (config && outcome && strcmp(outcome, "ok") == 0 && !strv_contains(&flaky, config)) strv_push(&flaky, config);
     free(config);
   }

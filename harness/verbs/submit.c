@@ -241,6 +241,8 @@ static int submit_one(const submit_context *ctx, const sweep_job *sj, bool dry_r
     json_object_set_new(entry, "job_id", json_string(job_id));
     json_object_set_new(entry, "repetitions", json_integer(sj->measure->repetitions));
     json_object_set_new(entry, "time_limit", json_real(j->time_limit));
+    /* the environment's system: (absent: collect records each run's host) */
+    if (ctx->setup->env.system) json_object_set_new(entry, "system", json_string(ctx->setup->env.system));
     json_array_append_new(entries, entry);
     status = write_jobs_file(ctx, entries);
     printf("submitted %s as job %s\n", script_path, job_id);

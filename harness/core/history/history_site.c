@@ -143,8 +143,9 @@ static int write_page(const history_site *site, size_t i, const site_entry *e, c
     char from[96], to[96];
     point_date(first, from, sizeof from);
     point_date(last, to, sizeof to);
-    doc_para(&d, "%s (higher is better) over %zu revision%s, from `%s` (%s) to `%s` (%s), in the history `%s`.",
-             fom_of(s), s->count, s->count == 1 ? "" : "s", first->revision, from, last->revision, to, site->db_path);
+    doc_para(&d, "%s (higher is better) on system `%s` over %zu revision%s, from `%s` (%s) to `%s` (%s), in the "
+                 "history `%s`.", fom_of(s), s->system, s->count, s->count == 1 ? "" : "s", first->revision, from,
+             last->revision, to, site->db_path);
     doc_para(&d, "`mapp history check --threshold %.3g`: %s. The latest revision's repetitions: %s.",
              100.0 * site->threshold, answer, latest);
     doc_figure(&d, s->config, figure);
@@ -195,35 +196,59 @@ static void write_index_row(doc *d, const history_series *s, const site_entry *e
   free(changes);
 }
 
-static int write_index(const history_site *site, const site_entry *entries, size_t published, const char *dir) {
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The systems of the published configurations, by name. */
+static int published_systems(const history_site *site, const site_entry *entries, strv *systems) {
+  for (size_t i = 0; i < site->set->count; ++i)
+    if (entries[i].published && !strv_contains(systems, site->set->items[i].system))
+      MAPP_TRY(strv_push(systems, site->set->items[i].system));
+  if (systems->count) qsort(systems->items, systems->count, sizeof *systems->items, by_text);
+  return MAPP_OK;
+}
+
+/* One system's configurations: a heading and their table. */
+static void write_system_table(doc *d, const history_site *site, const site_entry *entries, const char *system) {
   static const char *const columns[] = {"configuration", "FOM", "revisions", "trend", "latest revision",
                                         "latest FOM", "vs previous", "measured", "change points (95 % interval)",
                                         "check"};
   const history_series_set *set = site->set;
+  size_t count = 0;
+  for (size_t i = 0; i < set->count; ++i) count += entries[i].published && !strcmp(set->items[i].system, system);
+  doc_heading(d, 2, "system %s", system);
+  doc_para(d, "%zu configuration%s measured on `%s`: a series of its own, never mixed with another system's.", count,
+           count == 1 ? "" : "s", system);
+  doc_table(d, "llrllrrlll");
+  for (size_t c = 0; c < sizeof columns / sizeof columns[0]; ++c) doc_cell(d, "%s", columns[c]);
+  doc_row_end(d);
+  for (size_t i = 0; i < set->count; ++i)
+    if (entries[i].published && !strcmp(set->items[i].system, system))
+      write_index_row(d, &set->items[i], &entries[i], &site->verdicts[i]);
+  doc_table_end(d);
+}
+
+/* The index: the configurations grouped by system, a table each. */
+static int write_index(const history_site *site, const site_entry *entries, size_t published, const char *dir) {
+  const history_series_set *set = site->set;
   char *path = path_join(dir, "index.html"), *db_name = path_stem(site->db_path, ".sqlite");
   char *title = db_name ? str_printf("mapp history: %s", db_name) : NULL;
+  strv systems = {0};
   doc d;
-  int status = path && title ? doc_open(&d, dir, title, NULL, path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  int status = path && title ? published_systems(site, entries, &systems) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = doc_open(&d, dir, title, NULL, path);
   if (status == MAPP_OK) {
     doc_heading(&d, 1, "%s", title);
-    doc_para(&d, "From `%s`: %zu records, %zu revisions, %zu configurations (%zu shown). Each configuration's page has "
-                 "its trend figure, change points and revisions. Change points: E-Divisive means, p <= 0.01, each "
-                 "step with its 95 %% interval; check: what `mapp history check --threshold %.3g` answers (exit 1 "
-                 "for SLOWER).", site->db_path, set->records, set->revisions, set->count, published,
-             100.0 * site->threshold);
-    if (published) {
-      doc_table(&d, "llrllrrlll");
-      for (size_t c = 0; c < sizeof columns / sizeof columns[0]; ++c) doc_cell(&d, "%s", columns[c]);
-      doc_row_end(&d);
-      for (size_t i = 0; i < set->count; ++i)
-        if (entries[i].published) write_index_row(&d, &set->items[i], &entries[i], &site->verdicts[i]);
-      doc_table_end(&d);
-    } else {
-      doc_para(&d, "No configuration matches.");
-    }
+    doc_para(&d, "From `%s`: %zu records, %zu revisions, %zu configurations on %zu system%s (%zu shown). Each "
+                 "configuration's page has its trend figure, change points and revisions. Change points: E-Divisive "
+                 "means, p <= 0.01, each step with its 95 %% interval; check: what `mapp history check --threshold "
+                 "%.3g` answers (exit 1 for SLOWER).", site->db_path, set->records, set->revisions, set->count,
+             set->systems, set->systems == 1 ? "" : "s", published, 100.0 * site->threshold);
+    for (size_t k = 0; k < systems.count; ++k) write_system_table(&d, site, entries, systems.items[k]);
+    if (!published) doc_para(&d, "No configuration matches.");
     status = doc_close(&d);
   }
   if (status == MAPP_OK) printf("%s (%zu configuration page%s)\n", path, published, published == 1 ? "" : "s");
+  strv_free(&systems);
   free(title);
   free(db_name);
   free(path);

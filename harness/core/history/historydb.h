@@ -1,7 +1,7 @@
 /* The history of results across commits: one SQLite file (results/
  * history.sqlite by default) holding every record added, with its
  * configuration key, figure of merit, phases, revision and that revision's
- * commit date, build and machine provenance.
+ * commit date, build and machine provenance, and the system it ran on.
  *
  * SQLite because a history is written by sweeps that may be killed or run
  * side by side: every add is one transaction (a kill leaves all of it or
@@ -9,7 +9,9 @@
  * timeout) instead of failing, and a record's digest is unique, so adding
  * the same record twice stores it once. The file says it is a mapp history
  * in its header (application_id 'mapp', user_version = schema), so a foreign
- * or corrupt file is refused rather than written to. */
+ * or corrupt file is refused rather than written to. A history of an older
+ * schema is migrated, once, by the first mapp that opens it (schema 2: the
+ * system in every key, each older record's host as its system). */
 #ifndef HARNESS_HISTORYDB_H
 #define HARNESS_HISTORYDB_H
 
@@ -49,10 +51,15 @@ typedef struct {
  * (ISO 8601) or null where the repository does not know them. */
 int historydb_add(history_db *db, const json_t *records, const json_t *commit_dates, history_add_tally *tally);
 
-/* The configuration key of a record: what a series is made of, as mapp
- * compare and the report group repetitions ("heat mpi/serial tiny weak n2
- * t1", then the setting, or the matrix parameters when there is no
- * setting); malloc'd. */
+/* A record's configuration as mapp compare and the report group
+ * repetitions: "heat mpi/serial tiny weak n2 t1", then the setting, or the
+ * matrix parameters when there is no setting; malloc'd. */
+char *historydb_config_name(const json_t *record);
+
+/* The configuration key of a record, what a series is made of: its
+ * configuration and the system it ran on (results_system_of), "heat
+ * mpi/serial tiny weak n2 t1 @node1". Two machines are two series, never one
+ * series with a step; malloc'd. */
 char *historydb_config_key(const json_t *record);
 
 /* One revision of a configuration: the median of its repetitions. */
@@ -68,6 +75,7 @@ typedef struct {
 typedef struct {
   char *config;      /* historydb_config_key */
   char *app, *variant, *backend, *size, *scaling, *setting; /* the key's parts ("" for no setting) */
+  char *system;      /* the machine (the key's "@SYSTEM") */
   long ranks, threads;
   char *fom_name;
   history_point *points; /* oldest first */
@@ -77,11 +85,11 @@ typedef struct {
 typedef struct {
   history_series *items; /* by configuration key */
   size_t count;
-  size_t records, revisions; /* in the whole history, timed or not */
+  size_t records, revisions, systems; /* in the whole history, timed or not */
 } history_series_set;
 
-/* Every configuration's series: its timed runs (exit 0 with a figure of
- * merit) grouped by revision, ordered by commit date where known and by the
+/* Every configuration's series (one per system): its timed runs (exit 0
+ * with a figure of merit) grouped by revision, ordered by commit date where known and by the
  * time the revision ran where not. */
 int historydb_series(history_db *db, history_series_set *set);
 void history_series_set_free(history_series_set *set);

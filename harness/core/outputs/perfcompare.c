@@ -13,14 +13,70 @@
 #include "results.h"
 #include "selection.h"
 #include "stats.h"
+#include "strv.h"
 #include "verdict.h"
 
 typedef struct {
   double threshold, alpha;
   size_t answers[4]; /* by perf_answer */
+  size_t ab[4];      /* the same, of configurations compared across systems (an A/B, never a regression) */
   size_t compared, unmatched, too_few;
   junit_suite *junit; /* NULL: no JUnit file */
 } compare_totals;
+
+/* ---------------------------------------------------------------- systems */
+
+/* The systems (results_system_of) of records[0..count), by name, joined by
+ * "+" ("-" for none); malloc'd. */
+static char *systems_of(const json_t *const *records, size_t count) {
+  strv names = {0};
+  int status = MAPP_OK;
+  for (size_t i = 0; status == MAPP_OK && i < count; ++i) {
+    const char *system = results_system_of(records[i]);
+    if (!strv_contains(&names, system)) status = strv_push(&names, system);
+  }
+  for (size_t i = 1; status == MAPP_OK && i < names.count; ++i) /* a few names: insertion sort */
+    for (size_t k = i; k > 0 && strcmp(names.items[k - 1], names.items[k]) > 0; --k) {
+      char *t = names.items[k];
+      names.items[k] = names.items[k - 1];
+      names.items[k - 1] = t;
+    }
+  char *text = status != MAPP_OK ? NULL : names.count ? strv_join(&names, "+") : strdup("-");
+  strv_free(&names);
+  return text;
+}
+
+static char *records_systems(const json_t *records) {
+  size_t n = json_array_size(records);
+  const json_t **items = malloc((n ? n : 1) * sizeof *items);
+  for (size_t i = 0; items && i < n; ++i) items[i] = json_array_get(records, i);
+  char *text = items ? systems_of(items, n) : NULL;
+  free(items);
+  return text;
+}
+
+/* A configuration's systems on either side: "a" when they agree, "a vs b"
+ * (OLD's vs NEW's) when they do not; *across says which. */
+static int pair_systems(const result_group *old, const result_group *new_, char *text, size_t len, bool *across) {
+  char *a = systems_of(old->records, old->timed), *b = systems_of(new_->records, new_->timed);
+  int status = a && b ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  *across = status == MAPP_OK && strcmp(a, b) != 0;
+  if (status == MAPP_OK && *across) snprintf(text, len, "%s vs %s", a, b);
+  else if (status == MAPP_OK) snprintf(text, len, "%s", a);
+  free(a);
+  free(b);
+  return status;
+}
+
+/* "A/B: b slower": an answer across systems, which is no regression. */
+static void ab_answer_text(perf_answer answer, const char *systems, char *text, size_t len) {
+  const char *new_system = strstr(systems, " vs ");
+  new_system = new_system ? new_system + 4 : systems;
+  if (answer == PERF_SLOWER || answer == PERF_FASTER)
+    snprintf(text, len, "A/B: %s %s", new_system, answer == PERF_SLOWER ? "slower" : "faster");
+  else
+    snprintf(text, len, "A/B: %s", perf_answer_name(answer));
+}
 
 /* ---------------------------------------------------------------- JUnit */
 
@@ -42,25 +98,25 @@ static int junit_compare_case(compare_totals *t, const result_group *g, junit_st
 
 /* The comparison's figures as the case's properties. */
 static int junit_compared(compare_totals *t, const result_group *old, const result_group *new_, const perf_change *c,
-                          perf_answer answer) {
+                          perf_answer answer, const char *answer_text, const char *systems, bool across) {
   if (!t->junit) return MAPP_OK;
-  char values[8][48];
-  snprintf(values[0], sizeof values[0], "%s", perf_answer_name(answer));
-  snprintf(values[1], sizeof values[1], "%.6g", c->ratio);
-  snprintf(values[2], sizeof values[2], "[%.6g, %.6g]", c->low, c->high);
-  snprintf(values[3], sizeof values[3], "%.3g", c->p_value);
-  snprintf(values[4], sizeof values[4], "%.6g", old->fom_median);
-  snprintf(values[5], sizeof values[5], "%.6g", new_->fom_median);
-  snprintf(values[6], sizeof values[6], "%s/%s", verdict_name(old->verdict.kind), verdict_name(new_->verdict.kind));
-  snprintf(values[7], sizeof values[7], "%zu/%zu", old->timed, new_->timed);
-  const junit_property props[] = {{"answer", values[0]},    {"ratio", values[1]},   {"ratio_ci95", values[2]},
-                                  {"p_value", values[3]},   {"old_fom", values[4]}, {"new_fom", values[5]},
-                                  {"verdict", values[6]},   {"repetitions", values[7]}};
+  char values[7][48];
+  snprintf(values[0], sizeof values[0], "%.6g", c->ratio);
+  snprintf(values[1], sizeof values[1], "[%.6g, %.6g]", c->low, c->high);
+  snprintf(values[2], sizeof values[2], "%.3g", c->p_value);
+  snprintf(values[3], sizeof values[3], "%.6g", old->fom_median);
+  snprintf(values[4], sizeof values[4], "%.6g", new_->fom_median);
+  snprintf(values[5], sizeof values[5], "%s/%s", verdict_name(old->verdict.kind), verdict_name(new_->verdict.kind));
+  snprintf(values[6], sizeof values[6], "%zu/%zu", old->timed, new_->timed);
+  const junit_property props[] = {{"answer", answer_text},  {"system", systems},    {"ratio", values[0]},
+                                  {"ratio_ci95", values[1]}, {"p_value", values[2]}, {"old_fom", values[3]},
+                                  {"new_fom", values[4]},    {"verdict", values[5]}, {"repetitions", values[6]}};
   char message[160];
   snprintf(message, sizeof message, "new/old %.4g [%.4g, %.4g], p %.2g: %s beyond the %.3g %% threshold", c->ratio,
            c->low, c->high, c->p_value, perf_answer_name(answer), 100.0 * t->threshold);
-  return junit_compare_case(t, new_, answer == PERF_SLOWER ? JUNIT_FAILURE : JUNIT_PASS,
-                            answer == PERF_SLOWER ? message : NULL, props, sizeof props / sizeof props[0]);
+  bool regression = answer == PERF_SLOWER && !across;
+  return junit_compare_case(t, new_, regression ? JUNIT_FAILURE : JUNIT_PASS, regression ? message : NULL, props,
+                            sizeof props / sizeof props[0]);
 }
 
 static int load_groups(const char *where, const selection *select, json_t **records, group_table *table) {
@@ -79,9 +135,9 @@ static const result_group *find_same(const group_table *t, const result_group *g
   return NULL;
 }
 
-static void print_config(const result_group *g) {
-  printf("%-9s %-9s %-7s %-10s %-6s %-3ld %-3ld %-12s", g->app, g->variant, g->backend, g->size, g->scaling,
-         g->ranks, g->threads, g->setting[0] ? g->setting : "-");
+static void print_config(const result_group *g, const char *systems) {
+  printf("%-9s %-9s %-7s %-10s %-6s %-3ld %-3ld %-12s %-16s", g->app, g->variant, g->backend, g->size, g->scaling,
+         g->ranks, g->threads, g->setting[0] ? g->setting : "-", systems);
 }
 
 /* The two sides' verdicts (verdict.h) in one word when they agree,
@@ -109,7 +165,10 @@ static void print_change(const perf_change *c) {
 }
 
 static int compare_one(const result_group *old, const result_group *new_, compare_totals *totals) {
-  print_config(new_);
+  char systems[96], answer_text[128];
+  bool across;
+  MAPP_TRY(pair_systems(old, new_, systems, sizeof systems, &across));
+  print_config(new_, systems);
   if (old->timed < 2 || new_->timed < 2) {
     ++totals->too_few;
     printf(" %3zu %3zu  too few repetitions to judge (need 2 per side)\n", old->timed, new_->timed);
@@ -117,43 +176,59 @@ static int compare_one(const result_group *old, const result_group *new_, compar
   }
   perf_change c;
   MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, &c));
-  ++totals->compared;
   perf_answer answer = perf_judge(&c, totals->threshold, totals->alpha);
   /* a side whose figures cannot carry an answer leaves it inconclusive, whatever the statistics say */
   if (!verdict_figures_trusted(old->verdict.kind) || !verdict_figures_trusted(new_->verdict.kind))
     answer = PERF_INCONCLUSIVE;
-  ++totals->answers[answer];
+  /* two machines: an A/B of systems, never a regression of the code */
+  ++(across ? totals->ab : totals->answers)[answer];
+  totals->compared += !across;
+  if (across) ab_answer_text(answer, systems, answer_text, sizeof answer_text);
+  else snprintf(answer_text, sizeof answer_text, "%s", perf_answer_name(answer));
   printf(" %3zu %3zu  %10.4g %10.4g", old->timed, new_->timed, old->fom_median, new_->fom_median);
   print_change(&c);
   print_detectable(c.detectable);
   print_measured(old, new_);
-  printf("  %s\n", perf_answer_name(answer));
-  return junit_compared(totals, old, new_, &c, answer);
+  printf("  %s\n", answer_text);
+  return junit_compared(totals, old, new_, &c, answer, answer_text, systems, across);
+}
+
+/* A configuration on one side only ("only in OLD"). */
+static int compare_unmatched(const result_group *g, const char *side, compare_totals *totals) {
+  char *systems = systems_of(g->records, g->timed), message[16];
+  if (!systems) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  ++totals->unmatched;
+  print_config(g, systems);
+  printf(" only in %s\n", side);
+  free(systems);
+  snprintf(message, sizeof message, "only in %s", side);
+  return junit_compare_case(totals, g, JUNIT_SKIPPED, message, NULL, 0);
 }
 
 static int compare_tables(const group_table *old, const group_table *new_, compare_totals *totals) {
-  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %3s %3s  %10s %10s  %-23s  %9s  %10s  %-19s  %s\n", "app",
-         "variant", "backend", "size", "scale", "n", "t", "setting", "old", "new", "old FOM", "new FOM",
+  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %-16s %3s %3s  %10s %10s  %-23s  %9s  %10s  %-19s  %s\n", "app",
+         "variant", "backend", "size", "scale", "n", "t", "setting", "system", "old", "new", "old FOM", "new FOM",
          "new/old [95% CI]", "p (U)", "detectable", "measured", "verdict");
   for (size_t i = 0; i < new_->count; ++i) {
     const result_group *o = find_same(old, &new_->items[i]);
-    if (!o) {
-      ++totals->unmatched;
-      print_config(&new_->items[i]);
-      printf(" only in NEW\n");
-      MAPP_TRY(junit_compare_case(totals, &new_->items[i], JUNIT_SKIPPED, "only in NEW", NULL, 0));
-      continue;
-    }
-    MAPP_TRY(compare_one(o, &new_->items[i], totals));
+    MAPP_TRY(o ? compare_one(o, &new_->items[i], totals) : compare_unmatched(&new_->items[i], "NEW", totals));
   }
   for (size_t i = 0; i < old->count; ++i)
-    if (!find_same(new_, &old->items[i])) {
-      ++totals->unmatched;
-      print_config(&old->items[i]);
-      printf(" only in OLD\n");
-      MAPP_TRY(junit_compare_case(totals, &old->items[i], JUNIT_SKIPPED, "only in OLD", NULL, 0));
-    }
+    if (!find_same(new_, &old->items[i])) MAPP_TRY(compare_unmatched(&old->items[i], "OLD", totals));
   return MAPP_OK;
+}
+
+/* Before the table, when OLD and NEW come from different systems: both
+ * named, and what the comparison is then. */
+static int print_systems(const json_t *old_records, const json_t *new_records) {
+  char *a = records_systems(old_records), *b = records_systems(new_records);
+  int status = a && b ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK && strcmp(a, b) != 0)
+    printf("OLD and NEW come from different systems (OLD: %s; NEW: %s): a configuration measured on different "
+           "systems is compared as an A/B of systems (new/old: %s against %s), never as a regression\n", a, b, b, a);
+  free(a);
+  free(b);
+  return status;
 }
 
 static void print_summary(const compare_totals *t) {
@@ -163,6 +238,11 @@ static void print_summary(const compare_totals *t) {
          "with too few repetitions; %zu unmatched\n",
          t->compared, t->answers[PERF_SLOWER], t->answers[PERF_FASTER], 100.0 * t->threshold, t->alpha,
          t->answers[PERF_SAME], 100.0 * t->threshold, t->answers[PERF_INCONCLUSIVE], t->too_few, t->unmatched);
+  size_t ab = t->ab[PERF_SLOWER] + t->ab[PERF_FASTER] + t->ab[PERF_SAME] + t->ab[PERF_INCONCLUSIVE];
+  if (ab)
+    printf("%zu compared across systems, an A/B of machines and never a regression: %zu slower, %zu faster beyond "
+           "the threshold, %zu same, %zu inconclusive\n", ab, t->ab[PERF_SLOWER], t->ab[PERF_FASTER], t->ab[PERF_SAME],
+           t->ab[PERF_INCONCLUSIVE]);
 }
 
 int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
@@ -174,6 +254,7 @@ int perf_compare_results(const char *old_path, const char *new_path, double thre
   if (status == MAPP_OK && junit_path) status = junit_suite_new("compare", &totals.junit);
   if (status == MAPP_OK) status = load_groups(old_path, select, &old_records, &old);
   if (status == MAPP_OK) status = load_groups(new_path, select, &new_records, &new_);
+  if (status == MAPP_OK) status = print_systems(old_records, new_records);
   if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
   if (status == MAPP_OK && totals.junit) status = junit_write(totals.junit, junit_path);
   if (status == MAPP_OK) {

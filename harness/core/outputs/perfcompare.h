@@ -11,7 +11,9 @@
  * table on stdout with each side's verdict (verdict.h); MAPP_ERR_VERIFY
  * when one is SLOWER. junit_path (NULL: none): the same as JUnit XML, a
  * case per configuration, a failure of type "slowdown" for SLOWER, skipped
- * where there is nothing to compare. */
+ * where there is nothing to compare. A configuration whose OLD and NEW
+ * records name different systems (results_system_of) is an A/B of the
+ * systems: both named, its answer "A/B: ...", never SLOWER nor a failure. */
 int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
                          const selection *select, const char *junit_path);
 

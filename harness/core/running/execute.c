@@ -200,6 +200,17 @@ static void remove_stale_files(const job_files *files) {
   unlink(files->log);
 }
 
+int job_record_system(json_t *record, const char *system) {
+  char host[256] = "unknown";
+  const char *named = json_string_value(json_object_get(record, "host"));
+  if (!system && named && named[0]) system = named;
+  if (!system && gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = '\0';
+  if (json_object_set_new(record, "system", json_string(system ? system : host)) != 0)
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory recording the system");
+  return MAPP_OK;
+}
+
 int job_execute(const harness_env *env, const job *j, const job_files *files, const execute_options *opt,
                 job_result *res) {
   *res = (job_result){0};
@@ -215,6 +226,7 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
   if (status == MAPP_OK) status = proc_run(&req, &proc);
   if (status == MAPP_OK) status = job_judge(j, files, launch, &proc, opt, res);
   if (status == MAPP_OK && env->name) json_object_set_new(res->record, "env", json_string(env->name));
+  if (status == MAPP_OK) status = job_record_system(res->record, env->system);
   if (status == MAPP_OK) status = record_placement(env, j, res->record);
   if (status == MAPP_OK) status = record_simulation(env, proc.elapsed_s, res->record);
   free(launch);

@@ -54,6 +54,10 @@ int job_execute(const harness_env *env, const job *j, const job_files *files, co
  * "baseline" object names the `mapp bless` command ("bless") that makes it. */
 int job_judge(const job *j, const job_files *files, const char *launch, const proc_outcome *proc,
               const execute_options *opt, job_result *res);
+/* Sets the record's "system", the machine it is recorded on: `system` (the
+ * environment's `system:`) when given, else the host the record names (the
+ * app's rank 0), else this machine's host name. */
+int job_record_system(json_t *record, const char *system);
 /* An answer that passed needs no keeping in a sweep (sweeps of large sizes
  * would fill the disk with answers nobody reads): removes it, and the
  * record's "output" becomes null. A failed run keeps its answer. */

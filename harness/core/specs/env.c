@@ -13,7 +13,7 @@
 extern const char harness_default_env_yaml[];
 
 static const char *const env_keys[] = {
-    "name", "description", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
+    "name", "description", "system", "launcher", "np_flag", "launcher_args", "scheduler", "cores_per_node",
     "gpus_per_node", "gpu_bind", "perf_references", "env", "partition", "account", "time", "modules", "directives", "max_ranks",
     "simulated", "platform", "bin_dir", "app_path", NULL};
 
@@ -156,10 +156,23 @@ static int read_simulation(const yaml_map *root, harness_env *env) {
   return env->simulated ? resolve_launcher(env) : MAPP_OK;
 }
 
+/* system: a name that reads alike in a history key, a filter (system=NAME)
+ * and a file name: letters, digits and . _ - + only. */
+static int read_system(const yaml_map *root, harness_env *env) {
+  MAPP_TRY(yaml_get_string(root, "system", false, &env->system));
+  const char *name = env->system;
+  if (!name) return MAPP_OK;
+  size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+");
+  if (name[0] && !name[n]) return MAPP_OK;
+  return yaml_error_at(root, "system", "system '%s' must be letters, digits and . _ - + (it names the machine in every "
+                                       "history key)", name);
+}
+
 static int env_from_map(const yaml_map *root, harness_env *env) {
   MAPP_TRY(yaml_check_keys(root, env_keys));
   MAPP_TRY(yaml_get_string(root, "name", true, &env->name));
   MAPP_TRY(yaml_get_string(root, "description", false, &env->description));
+  MAPP_TRY(read_system(root, env));
   MAPP_TRY(yaml_get_string(root, "launcher", true, &env->launcher));
   MAPP_TRY(yaml_get_string(root, "np_flag", true, &env->np_flag));
   MAPP_TRY(yaml_get_strings(root, "launcher_args", false, &env->launcher_args));
@@ -219,6 +232,7 @@ int env_load(const char *path, harness_env *env) {
 void env_free(harness_env *env) {
   free(env->name);
   free(env->description);
+  free(env->system);
   free(env->origin);
   free(env->launcher);
   free(env->np_flag);

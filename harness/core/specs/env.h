@@ -12,6 +12,9 @@ typedef enum { SCHEDULER_NONE, SCHEDULER_SLURM } scheduler_kind;
 
 typedef struct {
   char *name, *description;
+  /* The machine its runs are recorded on (`system:`; NULL: each record's
+   * host): part of every history key, so two machines are two series. */
+  char *system;
   char *origin;       /* the file it came from, or "embedded envs/local.yaml" */
   char *launcher;     /* mpirun, srun */
   char *np_flag;      /* the launcher's rank-count flag: -np, -n */

@@ -106,3 +106,10 @@ char *results_file_of(const char *dir_or_file) {
     return strdup(dir_or_file);
   return path_join(dir_or_file, "results.jsonl");
 }
+
+const char *results_system_of(const json_t *record) {
+  const char *system = json_string_value(json_object_get(record, "system"));
+  if (system && system[0]) return system;
+  const char *host = json_string_value(json_object_get(record, "host"));
+  return host && host[0] ? host : "unknown";
+}

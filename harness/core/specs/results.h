@@ -21,5 +21,9 @@ json_t *results_key_set(const json_t *records);
 /* results.jsonl of a results folder, or the argument itself when it names a
  * .jsonl file (malloc'd). */
 char *results_file_of(const char *dir_or_file);
+/* The machine a record was measured on: its "system" (the environment's
+ * `system:`, else the host, as the harness records it), else, in a record
+ * older than that field, its "host"; "unknown" when it names neither. */
+const char *results_system_of(const json_t *record);
 
 #endif
