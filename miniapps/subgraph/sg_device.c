@@ -34,23 +34,30 @@ typedef struct {
   long due_ns;
 } pending_note;
 
+/* Items a device thread takes from its queue under one lock: the lock's
+ * line crosses cores once a batch, not once an item. */
+#define SG_STREAM_BATCH 16
+
 struct sg_stream {
   sg_runtime *rt;
   int index; /* the worker's */
+  /* the queue: producers and the device thread under the lock */
   sg_spinlock lock;
   dev_item *ring;
   size_t cap, head, count;
-  long enqueued_kernels;       /* under lock */
-  atomic_long done_kernels;
-  _Atomic uint32_t word;       /* bumped on every push: the thread sleeps on it */
+  long enqueued_kernels;    /* under lock: the runahead is enqueued less run */
+  _Atomic uint32_t word;    /* bumped on every push: the thread sleeps on it */
   atomic_int sleeping;
   atomic_bool stop;
   pthread_t thread;
   bool started;
   atomic_bool free_on_exit; /* destroyed from its own thread: the thread frees it */
-  /* the thread's own: notifications reached, in order of due time */
-  pending_note *notes;
+  /* the device thread's own, on lines of their own: notifications reached
+   * (in order of due time) and its figures, flushed to the runtime's once
+   * a batch */
+  _Alignas(64) pending_note *notes;
   size_t notes_cap, notes_head, notes_count;
+  long kernels, kernel_ns, notifications, max_runahead, flushed[3];
 };
 
 /* ------------------------------------------------------------ the host's side */
@@ -66,13 +73,7 @@ static void stream_push(sg_stream *s, const dev_item *item) {
     s->ring = bigger, s->head = 0, s->cap = cap;
   }
   s->ring[(s->head + s->count++) % s->cap] = *item;
-  if (item->kind == DEV_KERNEL) {
-    long outstanding = ++s->enqueued_kernels - atomic_load_explicit(&s->done_kernels, memory_order_relaxed);
-    atomic_long *max = &s->rt->dev_stats.max_runahead;
-    for (long seen = atomic_load_explicit(max, memory_order_relaxed);
-         outstanding > seen && !atomic_compare_exchange_weak(max, &seen, outstanding);)
-      ;
-  }
+  s->enqueued_kernels += item->kind == DEV_KERNEL;
   sg_spin_unlock(&s->lock);
   atomic_fetch_add_explicit(&s->word, 1, memory_order_release);
   if (atomic_load(&s->sleeping)) sg_unpark_all(&s->word);
@@ -117,6 +118,20 @@ static void note_add(sg_stream *s, void (*fn)(void *), void *arg) {
       (pending_note){.fn = fn, .arg = arg, .due_ns = sg_now_ns() + s->rt->device_poll_ns};
 }
 
+/* The batch's figures into the runtime's (one line every device thread shares). */
+static void flush_stats(sg_stream *s) {
+  sg_runtime *rt = s->rt;
+  long *f = s->flushed, add[3] = {s->kernels - f[0], s->kernel_ns - f[1], s->notifications - f[2]};
+  if (add[0]) atomic_fetch_add_explicit(&rt->dev_stats.kernels, add[0], memory_order_relaxed);
+  if (add[1]) atomic_fetch_add_explicit(&rt->dev_stats.kernel_ns, add[1], memory_order_relaxed);
+  if (add[2]) atomic_fetch_add_explicit(&rt->dev_stats.notifications, add[2], memory_order_relaxed);
+  f[0] = s->kernels, f[1] = s->kernel_ns, f[2] = s->notifications;
+  atomic_long *max = &rt->dev_stats.max_runahead;
+  for (long seen = atomic_load_explicit(max, memory_order_relaxed);
+       s->max_runahead > seen && !atomic_compare_exchange_weak(max, &seen, s->max_runahead);)
+    ;
+}
+
 /* Delivers the notifications that are due (a constant latency keeps them
  * in order). */
 static void deliver_due(sg_stream *s) {
@@ -125,21 +140,27 @@ static void deliver_due(sg_stream *s) {
   while (s->notes_count && s->notes[s->notes_head].due_ns <= now) {
     pending_note n = s->notes[s->notes_head];
     s->notes_head = (s->notes_head + 1) % s->notes_cap, s->notes_count--;
-    atomic_fetch_add_explicit(&s->rt->dev_stats.notifications, 1, memory_order_relaxed);
+    s->notifications++;
+    flush_stats(s); /* before the host can learn the work is done and read them */
     n.fn(n.arg);
   }
 }
 
-static bool stream_pop(sg_stream *s, dev_item *out) {
+/* Takes up to SG_STREAM_BATCH items; how many. The kernels enqueued and
+ * not yet run, seen here once a batch, are the stream's runahead. */
+static int stream_pop_batch(sg_stream *s, dev_item *out) {
   sg_spin_lock(&s->lock);
-  bool got = s->count > 0;
-  if (got) {
-    *out = s->ring[s->head];
+  int n = 0;
+  long queued = s->enqueued_kernels - s->kernels;
+  if (queued > s->max_runahead) s->max_runahead = queued;
+  for (; n < SG_STREAM_BATCH && s->count; ++n) {
+    out[n] = s->ring[s->head];
     s->head = (s->head + 1) % s->cap, s->count--;
   }
   sg_spin_unlock(&s->lock);
-  return got;
+  return n;
 }
+
 
 /* The stream waits for another's token, delivering its own notifications
  * meanwhile; the producer is a thread of its own, so yield to it after a
@@ -158,9 +179,8 @@ static void run_item(sg_stream *s, dev_item *item) {
   case DEV_KERNEL: {
     long t0 = sg_now_ns();
     item->fn(item->args, item->size, rt->nworkers + s->index);
-    atomic_fetch_add_explicit(&rt->dev_stats.kernel_ns, sg_now_ns() - t0, memory_order_relaxed);
-    atomic_fetch_add_explicit(&rt->dev_stats.kernels, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->done_kernels, 1, memory_order_relaxed);
+    s->kernel_ns += sg_now_ns() - t0;
+    s->kernels++;
     break;
   }
   case DEV_RECORD: atomic_store_explicit(&item->token->done, item->gen, memory_order_release); break;
@@ -190,16 +210,29 @@ static void stream_idle(sg_stream *s, uint32_t seen) {
   atomic_store(&s->sleeping, 0);
 }
 
+/* The device thread: batches of items in order, the notifications that
+ * are due between them; the word is read only when the queue looks empty
+ * (and the queue checked again after it, so no push is missed). */
 static void *stream_main(void *p) {
   sg_stream *s = p;
+  dev_item batch[SG_STREAM_BATCH];
   for (;;) {
-    uint32_t seen = atomic_load_explicit(&s->word, memory_order_acquire);
-    dev_item item;
-    if (stream_pop(s, &item)) {
-      run_item(s, &item);
+    int n = stream_pop_batch(s, batch);
+    for (int i = 0; i < n; ++i) {
+      run_item(s, &batch[i]);
       deliver_due(s);
+    }
+    if (n) {
+      flush_stats(s);
       continue;
     }
+    uint32_t seen = atomic_load_explicit(&s->word, memory_order_acquire);
+    sg_spin_lock(&s->lock);
+    bool empty = s->count == 0;
+    sg_spin_unlock(&s->lock);
+    if (!empty) continue;
+    deliver_due(s);
+    flush_stats(s);
     if (atomic_load(&s->stop) && !s->notes_count) break;
     stream_idle(s, seen);
   }
@@ -280,13 +313,22 @@ void sg_devices_stop(sg_runtime *rt) {
 void sg_runtime_device_stats(sg_runtime *rt, sg_device_stats *out) {
   *out = (sg_device_stats){
       .kernels = atomic_load(&rt->dev_stats.kernels), .kernel_ns = atomic_load(&rt->dev_stats.kernel_ns),
-      .issued_ops = atomic_load(&rt->dev_stats.issued_ops), .issue_ns = atomic_load(&rt->dev_stats.issue_ns),
       .notifications = atomic_load(&rt->dev_stats.notifications),
       .max_runahead = atomic_load(&rt->dev_stats.max_runahead)};
+  for (int w = 0; w < rt->nworkers; ++w)
+    out->issued_ops += atomic_load(&rt->issue_stats[w].ops), out->issue_ns += atomic_load(&rt->issue_stats[w].ns);
 }
 
+/* Between runs (nothing in flight): the streams' flushed figures are all
+ * in the runtime's, and a stream's own maximum starts again with it. */
 void sg_runtime_device_stats_reset(sg_runtime *rt) {
   atomic_store(&rt->dev_stats.kernels, 0), atomic_store(&rt->dev_stats.kernel_ns, 0);
-  atomic_store(&rt->dev_stats.issued_ops, 0), atomic_store(&rt->dev_stats.issue_ns, 0);
   atomic_store(&rt->dev_stats.notifications, 0), atomic_store(&rt->dev_stats.max_runahead, 0);
+  for (int w = 0; w < rt->nworkers; ++w) atomic_store(&rt->issue_stats[w].ops, 0), atomic_store(&rt->issue_stats[w].ns, 0);
+  for (int w = 0; w < rt->nstreams; ++w) {
+    sg_stream *s = rt->streams[w];
+    sg_spin_lock(&s->lock);
+    s->max_runahead = 0; /* the thread's, but it is idle between runs; the lock publishes it */
+    sg_spin_unlock(&s->lock);
+  }
 }

@@ -164,7 +164,7 @@ static void eager_run_device(sg_runtime *rt, eager_op *op, int worker) {
   op->fn(op->args, op->arg_size, &ctx);
   op->rt = rt;
   sg_stream_notify(stream, eager_device_done, op);
-  sg_count_issue(rt, sg_now_ns() - t0);
+  sg_count_issue(rt, worker, sg_now_ns() - t0);
 }
 
 /* Runs an eager op taken from a queue by worker, then completes it. */

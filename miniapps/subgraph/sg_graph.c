@@ -335,7 +335,7 @@ static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *
   }
   if (c->token >= 0) sg_stream_record(stream, &inst->tokens[c->token], inst->seq);
   if (c->note >= 0) sg_stream_notify(stream, device_done, &inst->notes[c->note]);
-  sg_count_issue(rt, sg_now_ns() - t0);
+  sg_count_issue(rt, worker, sg_now_ns() - t0);
 }
 
 static inline void run_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *inst, const cop *c, int worker) {

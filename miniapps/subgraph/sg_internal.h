@@ -127,9 +127,15 @@ struct sg_runtime {
   sg_stream *streams[SG_MAX_WORKERS];
   int nstreams;
   atomic_int live_streams; /* stream threads not yet ended (a subgraph's, freed from its own, is not joined) */
+  /* the device's figures: what the streams flush once per batch of items
+   * (not once per item: a line shared by every device thread), and each
+   * worker's issue time on a line of its own (written per device op) */
   struct {
-    atomic_long kernels, kernel_ns, issued_ops, issue_ns, notifications, max_runahead;
+    atomic_long kernels, kernel_ns, notifications, max_runahead;
   } dev_stats;
+  struct {
+    _Alignas(64) atomic_long ops, ns;
+  } issue_stats[SG_MAX_WORKERS];
   /* the first contract violation */
   pthread_mutex_t violation_lock;
   atomic_int violated;
@@ -190,9 +196,10 @@ void sg_stream_record(sg_stream *s, sg_token *t, uint64_t gen);
 void sg_stream_wait(sg_stream *s, sg_token *t, uint64_t gen);
 void sg_stream_notify(sg_stream *s, void (*fn)(void *arg), void *arg);
 /* Host time of a device op's function, for sg_device_stats. */
-static inline void sg_count_issue(sg_runtime *rt, long ns) {
-  atomic_fetch_add_explicit(&rt->dev_stats.issued_ops, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&rt->dev_stats.issue_ns, ns, memory_order_relaxed);
+static inline void sg_count_issue(sg_runtime *rt, int worker, long ns) {
+  atomic_long *ops = &rt->issue_stats[worker].ops, *sum = &rt->issue_stats[worker].ns; /* the issuing thread's own */
+  atomic_store_explicit(ops, atomic_load_explicit(ops, memory_order_relaxed) + 1, memory_order_relaxed);
+  atomic_store_explicit(sum, atomic_load_explicit(sum, memory_order_relaxed) + ns, memory_order_relaxed);
 }
 
 /* Shared by both paths: the arrival that completes the count triggers. */
