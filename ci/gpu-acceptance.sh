@@ -212,7 +212,9 @@ run_answers() {
   done
   check_answer stencil "stencil-build-and-run-$stencil_be" exact "$why_exact (the generated program: -fmad=false)" \
     "$bin/mapp-stencil" --backend "$stencil_be" --variant build-and-run --size tiny --cache "$work/stencil-cache"
-  for v in eager subgraph; do
+  local sg_variants=(eager subgraph)
+  [ "$cpu" = 1 ] || sg_variants+=(cuda-graph) # eager and subgraph through the runtime's CUDA streams, and one captured graph
+  for v in "${sg_variants[@]}"; do
     check_answer subgraph "subgraph-$v-$be" exact "$why_exact" "$bin/mapp-subgraph" --backend "$be" --variant "$v" --size tiny
   done
   check_answer snapshots "snapshots-memory-$be" exact "$why_exact (snap_kernel.h)" \
@@ -312,8 +314,8 @@ values = []
 for path in sys.argv[4:]:
     at = r
     for key in path.split("."):
-        at = at[key]
-    values.append("%.4g" % at)
+        at = at.get(key) if isinstance(at, dict) else None
+    values.append("-" if at is None else "%.4g" % at)  # a field the row's mode does not have
 print("\t".join(sys.argv[2:4] + values + ["ok"]))
 PY
 }
@@ -389,6 +391,42 @@ run_crm_node() {
           else printf "ratio\t-\t-\t-\tmissing: a side did not run\n" }' "$work/crm_node.tsv" >>"$work/crm_node.tsv"
 }
 
+# ---------------------------------------------------------------- subgraph async
+
+# The seed's asynchronous effects on the GPU: a chain of tasks (no_comm,
+# width 1, graph-steps 64) through the runtime's CUDA streams, eager and
+# replayed without (--stream-ordered none) and with runahead (all), beside
+# the captured CUDA graph, at a short and a long kernel. Each row's ns per
+# task, the host's issue time per op and the notifications per replay. The
+# CPU stand-in runs the emulated device (serial backend; no cuda-graph).
+run_subgraph_async() {
+  local name k args rc json be=(--backend cuda)
+  [ "$cpu" = 1 ] && be=(--backend serial --device emulated)
+  mkdir -p "$work/subgraph-async"
+  for k in 100 3000; do
+    for name in eager replay-none replay-all cuda-graph; do
+      [ "$cpu" = 1 ] && [ "$name" = cuda-graph ] && continue
+      args=("${be[@]}" --pattern no_comm --width 1 --steps 4096 --graph-steps 64 --iterations "$k")
+      case $name in
+        eager) args+=(--variant eager) ;;
+        replay-none) args+=(--variant subgraph --stream-ordered none) ;;
+        replay-all) args+=(--variant subgraph --stream-ordered all) ;;
+        cuda-graph) args+=(--variant cuda-graph) ;;
+      esac
+      json=$work/subgraph-async/$name-k$k.json
+      run_step "subgraph-async-$name-k$k" 60 "$bin/mapp-subgraph" "${args[@]}" --result "$json"
+      rc=$?
+      if [ $rc -ne 0 ]; then
+        record subgraph_async.tsv "$name K=$k" "${args[*]}" "-" "-" "-" "$(step_failure "$rc" "the run")"
+        failures=$((failures + 1))
+        continue
+      fi
+      record_row "$json" "$name K=$k" "${args[*]}" app_data.ns_per_task app_data.issue_us_per_op \
+        app_data.notifications_per_step >>"$work/subgraph_async.tsv"
+    done
+  done
+}
+
 # ---------------------------------------------------------------- report
 
 write_markdown() {
@@ -427,6 +465,12 @@ write_markdown() {
     echo "| run | command | column-steps/s | SYPD (ne30/64, CRM only) | result |"
     echo "|---|---|---|---|---|"
     awk -F'\t' '{ printf "| %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$work/crm_node.tsv"
+    echo
+    echo "## subgraph: asynchronous effects (a chain of tasks, no_comm width 1, graph-steps 64)"
+    echo
+    echo "| run | flags | ns per task | host issue us per op | notifications per replay | result |"
+    echo "|---|---|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | `%s` | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$work/subgraph_async.tsv"
     echo
     echo "## cuda-labelled ctest tests"
     echo
@@ -469,6 +513,7 @@ write_json() {
     printf '"answers":%s,' "$(tsv_to_json "$work/answers.tsv" app label command model why result)"
     printf '"crm_node":%s,' "$(tsv_to_json "$work/crm_node.tsv" run command fom sypd result)"
     printf '"crm_async":%s,' "$(tsv_to_json "$work/crm_async.tsv" configuration flags fom launches_per_crm_step host_syncs_per_crm_step result)"
+    printf '"subgraph_async":%s,' "$(tsv_to_json "$work/subgraph_async.tsv" run flags ns_per_task issue_us_per_op notifications_per_step result)"
     printf '"tests":%s}\n' "$(tsv_to_json "$work/tests.tsv" name result seconds log)"
   } >"$out/acceptance.json"
 }
@@ -497,6 +542,7 @@ main() {
   : >"$work/goals.tsv"
   : >"$work/crm_async.tsv"
   : >"$work/crm_node.tsv"
+  : >"$work/subgraph_async.tsv"
   not_run=0
   step_deadline=$((deadline - bench_reserve))
   run_answers
@@ -505,6 +551,7 @@ main() {
   run_benches
   run_crm_async
   run_crm_node
+  run_subgraph_async
   evaluate_goals
   exit_code=$([ $failures -eq 0 ] && echo 0 || echo 1)
   write_markdown

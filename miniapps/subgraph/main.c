@@ -157,13 +157,18 @@ static int check_metg_flags(const mapp_run *run) {
 
 /* --device, --stream-ordered, --device-poll-us, --check-peek, --plant. */
 static int resolve_device(const mapp_run *run, tb_config *cfg) {
-  cfg->device = !strcmp(args.device, "emulated");
-  if (cfg->device && run->backend == MAPP_BACKEND_CUDA)
+  bool emulated = !strcmp(args.device, "emulated"), cuda = run->backend == MAPP_BACKEND_CUDA;
+  if (emulated && cuda)
     return mapp_fail(MAPP_ERR_INPUT, "--device emulated: the cuda backend has a real device (use --backend "
                                      "serial or threads)");
-  if (!cfg->device && (mapp_run_given(run, "stream-ordered") || mapp_run_given(run, "device-poll-us")))
-    return mapp_fail(MAPP_ERR_INPUT, "--%s applies to a device: add --device emulated",
-                     mapp_run_given(run, "stream-ordered") ? "stream-ordered" : "device-poll-us");
+  /* the cuda backend's eager and subgraph variants drive the GPU's streams through the runtime */
+  cfg->device = emulated                                                ? TB_DEVICE_EMULATED
+                : cuda && run->variant->kind != TB_VARIANT_CUDA_GRAPH ? TB_DEVICE_CUDA
+                                                                        : TB_DEVICE_NONE;
+  if (!cfg->device && mapp_run_given(run, "stream-ordered"))
+    return mapp_fail(MAPP_ERR_INPUT, "--stream-ordered applies to a device: add --device emulated");
+  if (!emulated && mapp_run_given(run, "device-poll-us"))
+    return mapp_fail(MAPP_ERR_INPUT, "--device-poll-us is the emulated device's latency: add --device emulated");
   if (args.device_poll_us < 0) return mapp_fail(MAPP_ERR_INPUT, "--device-poll-us: %g is negative", args.device_poll_us);
   cfg->device_poll_ns = (long)(args.device_poll_us * 1e3 + 0.5);
   cfg->stream_ordered = !strcmp(args.stream_ordered, "none")        ? TB_STREAM_ORDERED_NONE

@@ -45,8 +45,12 @@ typedef uint64_t sg_event;
  *             thread of the run), which runs kernels, records and waits
  *             for tokens and delivers completion notifications to the
  *             runtime device_poll_ns after it reaches them, as Realm's GPU
- *             worker polls its events (sg_device.c). */
-typedef enum { SG_DEVICE_NONE, SG_DEVICE_EMULATED } sg_device_kind;
+ *             worker polls its events (sg_device.c).
+ *   cuda      each stream is a cudaStream_t; a task launches its own
+ *             kernels on sg_stream_native; tokens are CUDA events, and a
+ *             thread of the runtime polls the events recorded after ops
+ *             to learn their completion (sg_cuda_device.c). */
+typedef enum { SG_DEVICE_NONE, SG_DEVICE_EMULATED, SG_DEVICE_CUDA } sg_device_kind;
 
 typedef struct sg_stream sg_stream;
 
@@ -55,8 +59,12 @@ typedef struct sg_stream sg_stream;
  * (workers..2*workers-1), for per-thread scratch. */
 typedef void (*sg_kernel_fn)(const void *args, size_t size, int device_worker);
 #define SG_KERNEL_ARGS 64
-/* Enqueues fn (args copied, at most SG_KERNEL_ARGS bytes) on s. */
+/* Enqueues fn (args copied, at most SG_KERNEL_ARGS bytes) on s (an
+ * emulated device's stream; a CUDA stream refuses: the task launches its
+ * own kernels on sg_stream_native). */
 int sg_stream_launch(sg_stream *s, sg_kernel_fn fn, const void *args, size_t size);
+/* The CUDA stream (a cudaStream_t) behind s; NULL on an emulated device. */
+void *sg_stream_native(sg_stream *s);
 
 /* What a task sees of the runtime. */
 typedef struct {

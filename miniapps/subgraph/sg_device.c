@@ -52,6 +52,7 @@ struct sg_stream {
   pthread_t thread;
   bool started;
   atomic_bool free_on_exit; /* destroyed from its own thread: the thread frees it */
+  sg_cuda_stream *cuda;     /* a CUDA device's stream: no queue, no thread (sg_cuda_device.c) */
   /* the device thread's own, on lines of their own: notifications reached
    * (in order of due time) and its figures, flushed to the runtime's once
    * a batch */
@@ -81,6 +82,8 @@ static void stream_push(sg_stream *s, const dev_item *item) {
 
 int sg_stream_launch(sg_stream *s, sg_kernel_fn fn, const void *args, size_t size) {
   if (!s) return mapp_fail(MAPP_ERR_INPUT, "a kernel launched without a stream (the op is not a device op)");
+  if (s->cuda)
+    return mapp_fail(MAPP_ERR_INPUT, "sg_stream_launch on a CUDA stream: launch the kernel on sg_stream_native");
   if (size > SG_KERNEL_ARGS)
     return mapp_fail(MAPP_ERR_INPUT, "a kernel's %zu-byte argument block is over the %d bytes a stream item holds",
                      size, SG_KERNEL_ARGS);
@@ -90,17 +93,44 @@ int sg_stream_launch(sg_stream *s, sg_kernel_fn fn, const void *args, size_t siz
   return MAPP_OK;
 }
 
+void *sg_stream_native(sg_stream *s) { return s && s->cuda ? sg_cuda_stream_native(s->cuda) : NULL; }
+
 void sg_stream_record(sg_stream *s, sg_token *t, uint64_t gen) {
+  if (s->cuda) sg_cuda_stream_record(s->cuda, t); /* before recorded: a reader of recorded may wait on it */
   atomic_store_explicit(&t->recorded, gen, memory_order_release);
-  stream_push(s, &(dev_item){.kind = DEV_RECORD, .token = t, .gen = gen});
+  if (!s->cuda) stream_push(s, &(dev_item){.kind = DEV_RECORD, .token = t, .gen = gen});
 }
 
 void sg_stream_wait(sg_stream *s, sg_token *t, uint64_t gen) {
-  stream_push(s, &(dev_item){.kind = DEV_WAIT, .token = t, .gen = gen});
+  if (s->cuda) sg_cuda_stream_wait(s->cuda, t);
+  else stream_push(s, &(dev_item){.kind = DEV_WAIT, .token = t, .gen = gen});
 }
 
 void sg_stream_notify(sg_stream *s, void (*fn)(void *arg), void *arg) {
-  stream_push(s, &(dev_item){.kind = DEV_NOTIFY, .notify = fn, .arg = arg});
+  if (s->cuda) sg_cuda_stream_notify(s->cuda, fn, arg);
+  else stream_push(s, &(dev_item){.kind = DEV_NOTIFY, .notify = fn, .arg = arg});
+}
+
+/* An emulated device's copy: the descriptor, copied into the item. */
+static void copy_kernel(const void *args, size_t size, int device_worker) {
+  (void)size, (void)device_worker;
+  sg_copy_run((const sg_copy_desc *)args);
+}
+
+void sg_stream_copy(sg_stream *s, const sg_copy_desc *c) {
+  _Static_assert(sizeof(sg_copy_desc) <= SG_KERNEL_ARGS, "a copy's descriptor is a copy kernel's argument block");
+  if (s->cuda) sg_cuda_stream_copy(s->cuda, c);
+  else (void)sg_stream_launch(s, copy_kernel, c, sizeof *c); /* fits: asserted */
+}
+
+int sg_token_init(sg_runtime *rt, sg_token *t) {
+  atomic_init(&t->recorded, 0), atomic_init(&t->done, 0);
+  t->event = NULL;
+  return rt->device == SG_DEVICE_CUDA ? sg_cuda_token_init(t) : MAPP_OK;
+}
+
+void sg_token_free(sg_runtime *rt, sg_token *t) {
+  if (rt->device == SG_DEVICE_CUDA) sg_cuda_token_free(t);
 }
 
 /* ------------------------------------------------------------ the device's thread */
@@ -252,6 +282,12 @@ int sg_stream_create(sg_runtime *rt, int index, sg_stream **out) {
   *out = NULL;
   MAPP_TRY(mapp_calloc((void **)&s, 1, sizeof *s, "a device stream"));
   s->rt = rt, s->index = index;
+  if (rt->device == SG_DEVICE_CUDA) {
+    int status = sg_cuda_stream_create(rt, &s->cuda);
+    if (status != MAPP_OK) free(s);
+    else *out = s;
+    return status;
+  }
   /* Not on the host's CPU: a thread inherits its creator's binding, and
    * the host may be bound to worker 0's. The device threads run where the
    * process may (they are the run's helper threads). */
@@ -279,6 +315,11 @@ static void stream_stop(sg_stream *s) {
 
 void sg_stream_destroy(sg_stream *s) {
   if (!s) return;
+  if (s->cuda) {
+    sg_cuda_stream_destroy(s->cuda);
+    free(s);
+    return;
+  }
   if (s->started && pthread_equal(pthread_self(), s->thread)) { /* from a notification it delivers */
     atomic_store(&s->free_on_exit, true);
     stream_stop(s);
@@ -291,6 +332,7 @@ void sg_stream_destroy(sg_stream *s) {
 
 int sg_devices_start(sg_runtime *rt) {
   if (rt->device == SG_DEVICE_NONE) return MAPP_OK;
+  if (rt->device == SG_DEVICE_CUDA) MAPP_TRY(sg_cuda_start(rt));
   for (int w = 0; w < rt->nworkers; ++w) {
     MAPP_TRY(sg_stream_create(rt, w, &rt->streams[w]));
     rt->nstreams = w + 1;
@@ -299,7 +341,8 @@ int sg_devices_start(sg_runtime *rt) {
 }
 
 void sg_devices_stop(sg_runtime *rt) {
-  for (int w = 0; w < rt->nstreams; ++w) stream_stop(rt->streams[w]); /* all drain at once */
+  for (int w = 0; w < rt->nstreams; ++w)
+    if (!rt->streams[w]->cuda) stream_stop(rt->streams[w]); /* all drain at once */
   for (int w = 0; w < rt->nstreams; ++w) {
     sg_stream_destroy(rt->streams[w]);
     rt->streams[w] = NULL;
@@ -308,6 +351,7 @@ void sg_devices_stop(sg_runtime *rt) {
   /* A subgraph freed by its copy stream's last notification ends that
    * thread itself, unjoined: wait for it before the runtime goes. */
   while (atomic_load(&rt->live_streams) > 0) sched_yield();
+  sg_cuda_stop(rt);
 }
 
 void sg_runtime_device_stats(sg_runtime *rt, sg_device_stats *out) {
@@ -327,6 +371,7 @@ void sg_runtime_device_stats_reset(sg_runtime *rt) {
   for (int w = 0; w < rt->nworkers; ++w) atomic_store(&rt->issue_stats[w].ops, 0), atomic_store(&rt->issue_stats[w].ns, 0);
   for (int w = 0; w < rt->nstreams; ++w) {
     sg_stream *s = rt->streams[w];
+    if (s->cuda) continue;
     sg_spin_lock(&s->lock);
     s->max_runahead = 0; /* the thread's, but it is idle between runs; the lock publishes it */
     sg_spin_unlock(&s->lock);

@@ -21,6 +21,7 @@
 static void free_ended_blocks(sg_subgraph *sg) {
   for (sg_instance *inst = sg->free_blocks, *next; inst; inst = next) {
     next = inst->next_free;
+    for (int t = 0; t < sg->ntokens; ++t) sg_token_free(sg->rt, &inst->tokens[t]);
     sg_event_unreserve(sg->rt, inst->finish);
     for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(sg->rt, inst->post[p]);
     free(inst);
@@ -171,6 +172,42 @@ static void instance_release(sg_instance *inst) {
   subgraph_release(sg);
 }
 
+/* A block's parts laid out in its one allocation (sg_graph_compile.c's plan_payloads). */
+static void lay_out_block(const sg_subgraph *sg, unsigned char *mem) {
+  sg_instance *inst = (sg_instance *)mem;
+  inst->sg = (sg_subgraph *)sg;
+  inst->items = (sg_item *)(mem + sg->off_items);
+  inst->port_waiters = (port_waiter *)(mem + sg->off_waiters);
+  inst->counters = (sg_counter *)(mem + sg->off_counters);
+  inst->post = (sg_event *)(mem + sg->off_post);
+  inst->args = mem + sg->off_args;
+  inst->patched = mem + sg->off_patched;
+  inst->tokens = (sg_token *)(mem + sg->off_tokens);
+  inst->notes = (sg_note *)(mem + sg->off_notes);
+  inst->port_tokens = (sg_token *)(mem + sg->off_port_tokens);
+  atomic_init(&inst->finish_left, 0); /* not in flight, for sg_subgraph_pending */
+  for (int v = 0; v < sg->nops; ++v)
+    if (sg->ops[v].note >= 0) inst->notes[sg->ops[v].note] = (sg_note){.inst = inst, .op = v, .delivered = 0};
+  for (int p = 0; sg->rt->plant_early_issue && p < sg->npre; ++p)
+    atomic_init(&inst->port_tokens[p].recorded, 0), atomic_init(&inst->port_tokens[p].done, 0);
+}
+
+/* Its tokens' device handles and its events; false (nothing kept) when
+ * out of them. */
+static bool arm_block(sg_subgraph *sg, sg_instance *inst) {
+  sg_runtime *rt = sg->rt;
+  int made = 0;
+  while (made < sg->ntokens && sg_token_init(rt, &inst->tokens[made]) == MAPP_OK) ++made;
+  inst->finish = sg_event_reserve(rt);
+  bool ok = made == sg->ntokens && inst->finish != SG_NO_EVENT;
+  for (int p = 0; p < sg->npost; ++p) ok &= (inst->post[p] = sg_event_reserve(rt)) != SG_NO_EVENT;
+  if (ok) return true;
+  for (int t = 0; t < made; ++t) sg_token_free(rt, &inst->tokens[t]);
+  sg_event_unreserve(rt, inst->finish);
+  for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(rt, inst->post[p]);
+  return false;
+}
+
 /* A block for a new instantiation: a reused one (its events re-armed) or a
  * fresh one (its events reserved); NULL when out of memory or events. */
 static sg_instance *instance_block(sg_subgraph *sg) {
@@ -186,37 +223,17 @@ static sg_instance *instance_block(sg_subgraph *sg) {
   }
   unsigned char *mem = aligned_alloc(64, (sg->inst_bytes + 63) & ~(size_t)63); /* counters on their own lines */
   if (!mem) return NULL;
+  lay_out_block(sg, mem);
   inst = (sg_instance *)mem;
-  inst->sg = sg;
-  inst->items = (sg_item *)(mem + sg->off_items);
-  inst->port_waiters = (port_waiter *)(mem + sg->off_waiters);
-  inst->counters = (sg_counter *)(mem + sg->off_counters);
-  inst->post = (sg_event *)(mem + sg->off_post);
-  inst->args = mem + sg->off_args;
-  inst->patched = mem + sg->off_patched;
-  inst->tokens = (sg_token *)(mem + sg->off_tokens);
-  inst->notes = (sg_note *)(mem + sg->off_notes);
-  inst->port_tokens = (sg_token *)(mem + sg->off_port_tokens);
-  for (int t = 0; t < sg->ntokens; ++t) atomic_init(&inst->tokens[t].recorded, 0), atomic_init(&inst->tokens[t].done, 0);
-  for (int p = 0; rt->plant_early_issue && p < sg->npre; ++p)
-    atomic_init(&inst->port_tokens[p].recorded, 0), atomic_init(&inst->port_tokens[p].done, 0);
-  atomic_init(&inst->finish_left, 0); /* not in flight, for sg_subgraph_pending */
-  for (int v = 0; v < sg->nops; ++v)
-    if (sg->ops[v].note >= 0) inst->notes[sg->ops[v].note] = (sg_note){.inst = inst, .op = v, .delivered = 0};
-  inst->finish = sg_event_reserve(rt);
-  int ok = inst->finish != SG_NO_EVENT;
-  for (int p = 0; p < sg->npost; ++p) ok &= (inst->post[p] = sg_event_reserve(rt)) != SG_NO_EVENT;
-  if (ok) {
-    blocks_lock(sg);
-    inst->next_all = sg->all_blocks;
-    sg->all_blocks = inst;
-    blocks_unlock(sg);
-    return inst;
+  if (!arm_block(sg, inst)) {
+    free(mem);
+    return NULL;
   }
-  sg_event_unreserve(rt, inst->finish);
-  for (int p = 0; p < sg->npost; ++p) sg_event_unreserve(rt, inst->post[p]);
-  free(mem);
-  return NULL;
+  blocks_lock(sg);
+  inst->next_all = sg->all_blocks;
+  sg->all_blocks = inst;
+  blocks_unlock(sg);
+  return inst;
 }
 
 static void resume_counter(sg_runtime *rt, sg_instance *inst, int counter) {
@@ -300,12 +317,6 @@ static void device_done(void *arg) {
   finish_one(rt, inst);
 }
 
-/* A device copy's work on the copy stream: its descriptor, copied in at issue. */
-static void copy_kernel(const void *args, size_t size, int device_worker) {
-  (void)size, (void)device_worker;
-  sg_copy_run((const sg_copy_desc *)args);
-}
-
 /* A device op's host side: its stream waits on the tokens of its
  * producers on other streams, its function enqueues its work, its token
  * is recorded (before its control successors are released: a consumer
@@ -328,7 +339,7 @@ static void issue_device_op(sg_runtime *rt, const sg_subgraph *sg, sg_instance *
   for (int k = 0; rt->plant_early_issue && k < sg->op_port_first[c - sg->ops + 1] - sg->op_port_first[c - sg->ops]; ++k)
     sg_stream_wait(stream, &inst->port_tokens[sg->op_ports[sg->op_port_first[c - sg->ops] + k]], inst->seq);
   if (c->on_copy_stream) {
-    (void)sg_stream_launch(stream, copy_kernel, payload, sizeof(sg_copy_desc)); /* fits: checked at compile */
+    sg_stream_copy(stream, (const sg_copy_desc *)payload);
   } else {
     sg_task_ctx ctx = {.rt = rt, .worker = worker, .instance_args = inst->args, .stream = stream};
     c->fn(payload, c->payload_size, &ctx);

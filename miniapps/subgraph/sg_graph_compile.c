@@ -281,7 +281,6 @@ static int plan_effects(sg_subgraph *sg, const int *sfirst, const int *slist, co
   sg->stats.notifications = sg->nnotes;
   bool copies = false;
   for (int v = 0; v < n; ++v) copies |= sg->ops[v].on_copy_stream;
-  _Static_assert(sizeof(sg_copy_desc) <= SG_KERNEL_ARGS, "a copy's descriptor is a copy kernel's argument block");
   return copies ? sg_stream_create(sg->rt, sg->rt->nworkers, &sg->copy_stream) : MAPP_OK;
 }
 

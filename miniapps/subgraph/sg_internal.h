@@ -78,7 +78,10 @@ typedef struct {
  * is an error, where CUDA's is silently nothing. */
 typedef struct {
   _Atomic uint64_t recorded, done;
+  void *event; /* a CUDA device's: the cudaEvent_t (done is then the event's) */
 } sg_token;
+
+typedef struct sg_cuda_stream sg_cuda_stream;
 
 #define SG_EV_CHUNK_BITS 12
 #define SG_EV_CHUNK (1u << SG_EV_CHUNK_BITS)
@@ -127,6 +130,16 @@ struct sg_runtime {
   sg_stream *streams[SG_MAX_WORKERS];
   int nstreams;
   atomic_int live_streams; /* stream threads not yet ended (a subgraph's, freed from its own, is not joined) */
+  /* a CUDA device (sg_cuda_device.c): its streams, and the poller that
+   * learns their ops' completions */
+  sg_spinlock cuda_lock;
+  sg_cuda_stream *cuda_streams;
+  pthread_t poller;
+  bool poller_started;
+  atomic_bool poller_stop;
+  _Atomic uint32_t poll_word;
+  atomic_int poller_sleeping;
+  atomic_long cuda_pending;
   /* the device's figures: what the streams flush once per batch of items
    * (not once per item: a line shared by every device thread), and each
    * worker's issue time on a line of its own (written per device op) */
@@ -154,6 +167,9 @@ int sg_contract_violation(sg_runtime *rt, const char *call);
 /* A device op issued with a wait on a token its producer never recorded
  * in this instantiation: recorded once, as a contract violation is. */
 void sg_device_violation(sg_runtime *rt, const char *consumer, const char *producer, const char *subgraph);
+/* A failure inside a replay with no caller to return to (a CUDA call):
+ * recorded once, as a violation is, for sg_runtime_status. */
+void sg_record_failure(sg_runtime *rt, const char *text);
 
 #define SG_MIN_SPIN_NS 1000L
 
@@ -193,6 +209,24 @@ static inline sg_stream *sg_worker_stream(sg_runtime *rt, int worker) {
   return rt->nstreams ? rt->streams[worker] : NULL;
 }
 void sg_stream_record(sg_stream *s, sg_token *t, uint64_t gen);
+/* A copy as device work on s (a device copy op). */
+void sg_stream_copy(sg_stream *s, const sg_copy_desc *c);
+/* A token's device handle, on a CUDA device (none on an emulated one). */
+int sg_token_init(sg_runtime *rt, sg_token *t);
+void sg_token_free(sg_runtime *rt, sg_token *t);
+
+/* sg_cuda_device.c: the CUDA device behind sg_stream. */
+int sg_cuda_start(sg_runtime *rt); /* the device checked, the poller started */
+void sg_cuda_stop(sg_runtime *rt); /* every note delivered, the poller joined */
+int sg_cuda_stream_create(sg_runtime *rt, sg_cuda_stream **out);
+void sg_cuda_stream_destroy(sg_cuda_stream *s);
+void *sg_cuda_stream_native(sg_cuda_stream *s);
+void sg_cuda_stream_record(sg_cuda_stream *s, sg_token *t);
+void sg_cuda_stream_wait(sg_cuda_stream *s, sg_token *t);
+void sg_cuda_stream_copy(sg_cuda_stream *s, const sg_copy_desc *c);
+void sg_cuda_stream_notify(sg_cuda_stream *s, void (*fn)(void *arg), void *arg);
+int sg_cuda_token_init(sg_token *t);
+void sg_cuda_token_free(sg_token *t);
 void sg_stream_wait(sg_stream *s, sg_token *t, uint64_t gen);
 void sg_stream_notify(sg_stream *s, void (*fn)(void *arg), void *arg);
 /* Host time of a device op's function, for sg_device_stats. */

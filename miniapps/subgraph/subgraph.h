@@ -18,6 +18,7 @@
 
 #include "mapp.h"
 #include "sg.h"
+#include "tb_cuda_plan.h"
 #include "tb_kernel.h"
 
 /* Parse a pattern name; -1 when unknown. */
@@ -71,6 +72,8 @@ typedef struct tb_state {
   unsigned char *copy_out, *copy_in;
   long *copy_lo, *copy_at;
   tb_comm *comm_state;    /* cross-rank dependences (NULL on one rank) */
+  tb_task_view view;      /* a CUDA device's tasks read this (tb_cuda_task.cu) */
+  void *view_arrays[2];   /* its managed copies of copy_lo and copy_at */
   struct tb_graph *graph; /* the subgraph variant's recorded, compiled graph */
   /* phases measured by the variants (seconds) */
   double record_s, compile_s;

@@ -6,7 +6,9 @@
 #define TB_KERNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define TB_HD __host__ __device__
@@ -34,7 +36,7 @@ typedef enum {
 
 typedef enum { TB_KERNEL_COMPUTE, TB_KERNEL_MEMORY } tb_kernel;
 
-typedef enum { TB_VARIANT_EAGER, TB_VARIANT_SUBGRAPH } tb_variant;
+typedef enum { TB_VARIANT_EAGER, TB_VARIANT_SUBGRAPH, TB_VARIANT_CUDA_GRAPH } tb_variant;
 
 /* auto: when the rank's share of the node has no CPU to spare beside the
  * workers (a host thread of its own would take a worker's core); yes: the
@@ -49,6 +51,10 @@ static inline bool tb_host_runs(tb_host_worker h, int share, int workers) {
 /* --device-poll-us's default: the latency of a CUDA completion reaching
  * the host (subgraph README, "asynchronous effects"). */
 #define TB_DEVICE_POLL_US 5.0
+
+/* --device: where a task's work runs (the serial and threads backends:
+ * none or emulated; the cuda backend's eager and subgraph variants: cuda). */
+typedef enum { TB_DEVICE_NONE, TB_DEVICE_EMULATED, TB_DEVICE_CUDA } tb_device;
 
 /* --stream-ordered: which device tasks promise stream order (all, none),
  * or every other timestep's tasks host tasks (alternate). */
@@ -74,7 +80,7 @@ typedef struct {
   bool chain_finish;        /* subgraph: chain instantiations by the finish event (else by ports, per point) */
   bool break_dependence;    /* test only: reverse one edge so its consumer runs first */
   long copy_bytes;          /* > 0: every dependence on another point of this rank is a copy op of this many bytes */
-  bool device;              /* emulated device: a task's work runs on its worker's stream (sg_device_kind) */
+  tb_device device;         /* a device: a task's work runs on its worker's stream */
   long device_poll_ns;      /* the device's completion notification latency */
   tb_stream_ordered stream_ordered;
   bool check_peek;          /* host tasks check that the device has written what they read */
@@ -175,12 +181,71 @@ TB_HD static inline int tb_deps_of(const tb_config *cfg, long t, long p, long *o
   }
 }
 
+/* --copy-bytes: the bytes (t, p) writes to its output buffer, a word per
+ * 8 bytes derived from its tag, so a copy that is missing, late, stale or
+ * from the wrong buffer is seen by the reader's check (host and device). */
+TB_HD static inline uint64_t tb_copy_word(long t, long p, size_t j) {
+  return tb_mix64(((uint64_t)t << 24) ^ (uint64_t)p) + (uint64_t)j * 0x9e3779b97f4a7c15ull;
+}
+
+TB_HD static inline void tb_copy_pattern_fill(unsigned char *buf, size_t bytes, long t, long p) {
+  size_t j = 0;
+  for (; (j + 1) * 8 <= bytes; ++j) {
+    uint64_t w = tb_copy_word(t, p, j);
+    memcpy(buf + j * 8, &w, 8);
+  }
+  uint64_t tail = tb_copy_word(t, p, j);
+  memcpy(buf + j * 8, &tail, bytes - j * 8);
+}
+
+/* The offset of the first byte that is not (t, p)'s pattern, or -1. */
+TB_HD static inline long tb_copy_pattern_mismatch(const unsigned char *buf, size_t bytes, long t, long p) {
+  size_t j = 0;
+  for (; (j + 1) * 8 <= bytes; ++j) {
+    uint64_t w = tb_copy_word(t, p, j), got;
+    memcpy(&got, buf + j * 8, 8);
+    if (got != w) return (long)(j * 8);
+  }
+  uint64_t tail = tb_copy_word(t, p, j);
+  const unsigned char *want = (const unsigned char *)&tail;
+  for (size_t b = 0; b < bytes - j * 8; ++b)
+    if (buf[j * 8 + b] != want[b]) return (long)(j * 8);
+  return -1;
+}
+
 /* Task Bench's compute kernel: a dependent multiply-add chain, K long. */
 TB_HD static inline double tb_compute_kernel(long k, double x) {
   double a = 1.0 + x * 1e-9, b = 0.999999;
   for (long i = 0; i < k; ++i) a = a * b + 1e-9;
   return a;
 }
+
+/* What a task on a CUDA device reads and writes (tb_cuda_task.cu): the
+ * run's managed buffers, one rank's dense tag ring (the cuda backend runs
+ * one rank, whose ring holds every point). */
+typedef struct {
+  tb_config cfg;
+  tb_tag *ring;
+  long ring_steps, ring_width, ring_lo, first, count;
+  unsigned char *copy_in, *copy_out; /* --copy-bytes: as tb_state's */
+  const long *copy_lo, *copy_at;
+  unsigned long long *errors; /* wrong tags and copied bytes seen on the device */
+  double *sink;               /* per point: keeps the kernels' results alive */
+} tb_task_view;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Memory the host and the device both reach (cudaMallocManaged), zeroed. */
+int tb_cuda_managed_alloc(void **p, size_t bytes, const char *what);
+void tb_cuda_managed_free(void *p);
+/* Task (t, p) launched on stream (a cudaStream_t): its inputs' tags and
+ * copies checked, its kernel, its copy pattern and its tag written, as
+ * tb_run_task does on the host. */
+int tb_cuda_launch_task(void *stream, const tb_task_view *view, long t, long p);
+#ifdef __cplusplus
+}
+#endif
 
 /* The CUDA variants (subgraph_cuda.cu): an input error without a device.
  * last_values: the width values of the last timestep; seconds: from the

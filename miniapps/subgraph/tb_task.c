@@ -40,9 +40,9 @@ int tb_config_check(const tb_config *cfg, int nranks) {
   if (cfg->copy_bytes < 0) return mapp_fail(MAPP_ERR_INPUT, "--copy-bytes: %ld is negative", cfg->copy_bytes);
   if (cfg->device_poll_ns < 0)
     return mapp_fail(MAPP_ERR_INPUT, "--device-poll-us: %g is negative", (double)cfg->device_poll_ns * 1e-3);
-  if (cfg->check_peek && !cfg->device)
+  if (cfg->check_peek && cfg->device != TB_DEVICE_EMULATED)
     return mapp_fail(MAPP_ERR_INPUT, "--check-peek checks host reads of device outputs: it needs --device emulated");
-  if (cfg->plant != TB_PLANT_NONE && !cfg->device)
+  if (cfg->plant != TB_PLANT_NONE && cfg->device != TB_DEVICE_EMULATED)
     return mapp_fail(MAPP_ERR_INPUT, "--plant plants a bug in the asynchronous effects: it needs --device emulated");
   if (cfg->width < nranks)
     return mapp_fail(MAPP_ERR_INPUT, "--width %ld is less than the %d ranks: every rank needs a point", cfg->width,
@@ -71,6 +71,10 @@ void tb_state_reset(tb_state *st) {
   long n = st->ring_steps * st->ring_width;
   for (long i = 0; i < n; ++i) st->ring[i] = (tb_tag){-1, -1, 0.0};
   atomic_store(&st->errors, 0);
+  if (st->view.errors) { /* nothing runs on the device between runs */
+    *st->view.errors = 0;
+    st->view.cfg = st->cfg; /* a METG sweep changes the kernel's length between runs */
+  }
   atomic_store(&st->error_claimed, 0);
   st->first_error[0] = 0;
   st->instantiations = 0;
@@ -105,6 +109,18 @@ static int choose_cpus(tb_state *st) {
 
 long tb_wait_batch(const tb_state *st, long natural) { return st->host_runs ? 1 : natural; }
 
+/* A buffer the tasks read and write: on a CUDA device managed memory, so
+ * the host's reset, checks and answer read what the device wrote. */
+static int task_buffer(const tb_state *st, void **p, size_t bytes, const char *what) {
+  if (st->cfg.device == TB_DEVICE_CUDA) return tb_cuda_managed_alloc(p, bytes, what);
+  return mapp_alloc(p, bytes ? bytes : 1, what);
+}
+
+static void task_buffer_free(const tb_state *st, void *p) {
+  if (st->cfg.device == TB_DEVICE_CUDA) tb_cuda_managed_free(p);
+  else free(p);
+}
+
 /* --copy-bytes: per own point and timestep parity, an output buffer and an
  * input buffer of one slot per point of its copy window (tb_halo.c). */
 static int alloc_copy_buffers(tb_state *st) {
@@ -112,9 +128,44 @@ static int alloc_copy_buffers(tb_state *st) {
   size_t slots = (size_t)st->copy_at[count] + 1; /* + 1: a rank that copies nothing still allocates */
   MAPP_TRY(mapp_size_mul(slots, bytes, &in_bytes, "--copy-bytes: the input buffers"));
   MAPP_TRY(mapp_size_mul(count * 2, bytes, &out_bytes, "--copy-bytes: the output buffers"));
-  MAPP_TRY(mapp_alloc((void **)&st->copy_in, in_bytes, "--copy-bytes: the input buffers"));
-  MAPP_TRY(mapp_alloc((void **)&st->copy_out, out_bytes, "--copy-bytes: the output buffers"));
+  MAPP_TRY(task_buffer(st, (void **)&st->copy_in, in_bytes, "--copy-bytes: the input buffers"));
+  MAPP_TRY(task_buffer(st, (void **)&st->copy_out, out_bytes, "--copy-bytes: the output buffers"));
   /* zeroed, so touched once before the first timesteps, by tb_state_reset */
+  return MAPP_OK;
+}
+
+/* On a CUDA device: what a task there reads (tb_task_view), the arrays
+ * that are not task buffers copied to managed memory. One rank's ring is
+ * dense (its points are all the points). */
+static int make_device_view(tb_state *st) {
+  size_t count = (size_t)st->count;
+  long *copy_lo = NULL, *copy_at = NULL;
+  if (st->copy_at) {
+    MAPP_TRY(tb_cuda_managed_alloc((void **)&copy_lo, sizeof(long) * count, "the copy windows"));
+    st->view_arrays[0] = copy_lo;
+    MAPP_TRY(tb_cuda_managed_alloc((void **)&copy_at, sizeof(long) * (count + 1), "the copy windows"));
+    st->view_arrays[1] = copy_at;
+    memcpy(copy_lo, st->copy_lo, sizeof(long) * count);
+    memcpy(copy_at, st->copy_at, sizeof(long) * (count + 1));
+  }
+  MAPP_TRY(tb_cuda_managed_alloc((void **)&st->view.errors, sizeof *st->view.errors, "the device's error count"));
+  MAPP_TRY(tb_cuda_managed_alloc((void **)&st->view.sink, sizeof(double) * count, "the device's kernel sinks"));
+  st->view = (tb_task_view){.cfg = st->cfg, .ring = st->ring, .ring_steps = st->ring_steps, .ring_width = st->ring_width,
+                            .ring_lo = st->ring_lo, .first = st->first, .count = st->count, .copy_in = st->copy_in,
+                            .copy_out = st->copy_out, .copy_lo = copy_lo, .copy_at = copy_at,
+                            .errors = st->view.errors, .sink = st->view.sink};
+  return MAPP_OK;
+}
+
+static int check_device_config(const tb_state *st) {
+  if (st->cfg.device != TB_DEVICE_CUDA) return MAPP_OK;
+  if (st->nranks > 1 || !st->ring_dense)
+    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda runs on one rank (one device), not %d", st->nranks);
+  if (st->cfg.kernel != TB_KERNEL_COMPUTE)
+    return mapp_fail(MAPP_ERR_INPUT, "--kernel memory: the CUDA device's tasks run the compute kernel");
+  if (st->max_deps > TB_CUDA_MAX_DEPS)
+    return mapp_fail(MAPP_ERR_INPUT, "--backend cuda: a task reads at most %d inputs on the device, this pattern %ld",
+                     TB_CUDA_MAX_DEPS, st->max_deps);
   return MAPP_OK;
 }
 
@@ -146,20 +197,26 @@ int tb_state_create(const tb_config *cfg, MPI_Comm comm, tb_state **out) {
   size_t slots = (size_t)tb_buffer_slots(cfg->workers);
   MAPP_TRY(mapp_calloc((void **)&st->dep_buf, slots, sizeof(long) * (size_t)tb_max_deps(cfg), "dependence buffers"));
   MAPP_TRY(tb_halo_create(st)); /* the ring's width: the own points and the halo */
-  MAPP_TRY(mapp_calloc((void **)&st->ring, (size_t)st->ring_steps, sizeof(tb_tag) * (size_t)st->ring_width,
-                       "the tag ring"));
+  MAPP_TRY(check_device_config(st));
+  size_t ring_bytes;
+  MAPP_TRY(mapp_size_mul((size_t)st->ring_steps, sizeof(tb_tag) * (size_t)st->ring_width, &ring_bytes, "the tag ring"));
+  MAPP_TRY(task_buffer(st, (void **)&st->ring, ring_bytes, "the tag ring"));
   if (cfg->kernel == TB_KERNEL_MEMORY)
     MAPP_TRY(mapp_calloc((void **)&st->scratch, slots, (size_t)cfg->scratch_bytes, "scratch"));
   MAPP_TRY(mapp_calloc((void **)&st->sink, slots * 8, sizeof(double), "kernel sinks"));
   MAPP_TRY(mapp_calloc((void **)&st->tasks_done, slots * 8, sizeof(atomic_long), "task counts"));
   if (cfg->copy_bytes) MAPP_TRY(alloc_copy_buffers(st));
+  if (cfg->device == TB_DEVICE_CUDA) MAPP_TRY(make_device_view(st));
   tb_state_reset(st);
   st->host_runs = cfg->host_worker == TB_HOST_WORKER_YES;
   st->host_cpu = -1;
   MAPP_TRY(choose_cpus(st));
   sg_config rc = {.workers = cfg->workers, .spin_us = cfg->spin_us, .cpus = st->pinned ? st->cpus : NULL,
                   .host_runs = st->host_runs, .host_cpu = st->host_cpu >= 0 ? &st->host_cpu : NULL,
-                  .device = cfg->device ? SG_DEVICE_EMULATED : SG_DEVICE_NONE, .device_poll_ns = cfg->device_poll_ns,
+                  .device = cfg->device == TB_DEVICE_CUDA       ? SG_DEVICE_CUDA
+                            : cfg->device == TB_DEVICE_EMULATED ? SG_DEVICE_EMULATED
+                                                                : SG_DEVICE_NONE,
+                  .device_poll_ns = cfg->device_poll_ns,
                   .skip_device_waits = cfg->plant == TB_PLANT_NO_DEVICE_WAIT,
                   .plant_early_issue = cfg->plant == TB_PLANT_EARLY_ISSUE};
   MAPP_TRY(sg_runtime_create(&rc, &st->rt));
@@ -171,13 +228,15 @@ void tb_state_destroy(tb_state *st) {
   if (!st) return;
   tb_comm_destroy(st->comm_state);
   sg_runtime_destroy(st->rt);
-  free(st->ring);
+  task_buffer_free(st, st->ring);
+  task_buffer_free(st, st->copy_in);
+  task_buffer_free(st, st->copy_out);
+  tb_cuda_managed_free(st->view.errors), tb_cuda_managed_free(st->view.sink);
+  tb_cuda_managed_free(st->view_arrays[0]), tb_cuda_managed_free(st->view_arrays[1]);
   free(st->scratch);
   free(st->dep_buf);
   free(st->sink);
   free(st->tasks_done);
-  free(st->copy_in);
-  free(st->copy_out);
   free(st->copy_lo);
   free(st->copy_at);
   free(st->halo);
@@ -190,6 +249,9 @@ int tb_state_status(tb_state *st) {
   MAPP_TRY(sg_runtime_status(st->rt));
   long errors = atomic_load(&st->errors);
   if (errors) return mapp_fail(MAPP_ERR_VERIFY, "%ld tasks read a wrong input tag; first: %s", errors, st->first_error);
+  if (st->view.errors && *st->view.errors)
+    return mapp_fail(MAPP_ERR_VERIFY, "%llu inputs read by tasks on the CUDA device had a wrong input tag or copy",
+                     *st->view.errors);
   return MAPP_OK;
 }
 
@@ -207,34 +269,6 @@ static void record_error(tb_state *st, long t, long p, long q, const tb_tag *got
            (long long)got->t, (long long)got->p, q, t - 1, q);
 }
 
-/* --copy-bytes: the bytes (t, p) writes to its output buffer, a word per
- * 8 bytes derived from its tag, so a copy that is missing, late, stale or
- * from the wrong buffer is seen by the reader's check. */
-static inline uint64_t copy_word(long t, long p, size_t j) {
-  return tb_mix64(((uint64_t)t << 24) ^ (uint64_t)p) + (uint64_t)j * 0x9e3779b97f4a7c15ull;
-}
-
-static void copy_pattern_fill(unsigned char *buf, size_t bytes, long t, long p) {
-  size_t j = 0;
-  for (; (j + 1) * 8 <= bytes; ++j) {
-    uint64_t w = copy_word(t, p, j);
-    memcpy(buf + j * 8, &w, 8);
-  }
-  uint64_t tail = copy_word(t, p, j);
-  memcpy(buf + j * 8, &tail, bytes - j * 8);
-}
-
-/* The offset of the first byte that is not (t, p)'s pattern, or -1. */
-static long copy_pattern_mismatch(const unsigned char *buf, size_t bytes, long t, long p) {
-  size_t j = 0;
-  for (; (j + 1) * 8 <= bytes; ++j) {
-    uint64_t w = copy_word(t, p, j);
-    if (memcmp(buf + j * 8, &w, 8)) return (long)(j * 8);
-  }
-  uint64_t tail = copy_word(t, p, j);
-  return memcmp(buf + j * 8, &tail, bytes - j * 8) ? (long)(j * 8) : -1;
-}
-
 static void record_copy_error(tb_state *st, long t, long p, long q, long offset) {
   atomic_fetch_add(&st->errors, 1);
   if (atomic_exchange(&st->error_claimed, 1)) return;
@@ -247,7 +281,7 @@ static void check_copies(tb_state *st, long t, long p, const long *deps, int n) 
   size_t bytes = (size_t)st->cfg.copy_bytes;
   for (int i = 0; i < n; ++i) {
     if (!tb_copies_from(st, p, deps[i])) continue;
-    long offset = copy_pattern_mismatch(tb_copy_in(st, t, p, deps[i]), bytes, t - 1, deps[i]);
+    long offset = tb_copy_pattern_mismatch(tb_copy_in(st, t, p, deps[i]), bytes, t - 1, deps[i]);
     if (offset >= 0) record_copy_error(st, t, p, deps[i], offset);
   }
 }
@@ -340,8 +374,10 @@ void tb_task_body(tb_state *st, long t, long p, const sg_task_ctx *ctx) {
     tb_run_task(st, t, p, ctx->worker);
     return;
   }
-  device_task_args a = {st, t, p};
-  if (sg_stream_launch(ctx->stream, device_task, &a, sizeof a) == MAPP_OK) return;
+  void *native = sg_stream_native(ctx->stream);
+  if (native ? tb_cuda_launch_task(native, &st->view, t, p) == MAPP_OK
+             : sg_stream_launch(ctx->stream, device_task, &(device_task_args){st, t, p}, sizeof(device_task_args)) == MAPP_OK)
+    return;
   atomic_fetch_add(&st->errors, 1);
   if (!atomic_exchange(&st->error_claimed, 1))
     snprintf(st->first_error, sizeof st->first_error, "task (t=%ld, p=%ld) could not enqueue its kernel", t, p);
@@ -354,7 +390,7 @@ void tb_run_task(tb_state *st, long t, long p, int worker) {
   double sum = sum_inputs(st, t, p, deps, n);
   if (cfg->copy_bytes) check_copies(st, t, p, deps, n);
   tb_kernel_run(st, worker);
-  if (cfg->copy_bytes) copy_pattern_fill(tb_copy_out(st, t, p), (size_t)cfg->copy_bytes, t, p);
+  if (cfg->copy_bytes) tb_copy_pattern_fill(tb_copy_out(st, t, p), (size_t)cfg->copy_bytes, t, p);
   st->ring[(t & mask) * st->ring_width + (p - st->ring_lo)] = (tb_tag){t, p, tb_value(t, p, W, sum, n)};
   atomic_long *done = &st->tasks_done[worker * 8]; /* this thread's line: a plain increment, read by the watchdog */
   atomic_store_explicit(done, atomic_load_explicit(done, memory_order_relaxed) + 1, memory_order_relaxed);
