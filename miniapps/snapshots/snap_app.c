@@ -40,6 +40,7 @@ typedef struct {
   bool host_explicit;
   size_t rss_before, rss_peak;
   bool estimate_only, fell_back;
+  char single_reason[200];    /* why the host budget chose one step at a time; "" where it did not */
   size_t needed, given;       /* snapshot bytes needed and what the budgets give */
   bool lossy_checked;         /* zfp: the gradient compared with the exact one */
   double error_abs, error_rel;/* max |g - exact| and that over max |exact| */
@@ -139,16 +140,32 @@ static int set_device_budget(mapp_run *run, snap_state *s) {
   return MAPP_OK;
 }
 
+/* A host budget below the wavefields and the buffers of two steps at a
+ * time (`paired` bytes): the store's one-at-a-time layout where the
+ * budget holds it, else the refusal. */
+static int one_at_a_time(snap_state *s, size_t paired) {
+  s->st.store.one_at_a_time = true;
+  s->est.buffers = (size_t)snap_store_buffer_count(&s->st.store) * s->est.snapshot_bytes;
+  size_t single = snap_estimate_host(&s->est);
+  if (s->host_total < single)
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "host budget of %zu bytes cannot hold even the wavefields and buffers (%zu bytes, one step at a time)",
+                     s->host_total, single);
+  snprintf(s->single_reason, sizeof s->single_reason,
+           "the host budget of %zu bytes holds the wavefields and buffers of one step at a time (%zu bytes), "
+           "not of two (%zu bytes)", s->host_total, single, paired);
+  return MAPP_OK;
+}
+
 /* Budgets per layer, the wavefields out of the host's (and the device's),
  * and what the snapshots need against what the layers give. */
 static int set_budgets(mapp_run *run, snap_state *s) {
   snap_store_config *sc = &s->st.store;
   MAPP_TRY(layer_budget(run, s, SNAP_LAYER_HOST, &s->host_total));
   s->host_explicit = s->opt.budget[SNAP_LAYER_HOST] != NULL;
-  size_t fixed = s->est.wavefields + s->est.buffers;
-  if (s->host_total < fixed)
-    return mapp_fail(MAPP_ERR_INPUT, "host budget of %zu bytes cannot hold even the wavefields and buffers (%zu bytes)",
-                     s->host_total, fixed);
+  size_t fixed = snap_estimate_host(&s->est);
+  if (s->host_total < fixed) MAPP_TRY(one_at_a_time(s, fixed));
+  fixed = snap_estimate_host(&s->est);
   if (sc->layers & (1u << SNAP_LAYER_HOST)) sc->budget[SNAP_LAYER_HOST] = s->host_total - fixed;
   if (sc->layers & (1u << SNAP_LAYER_DISK)) MAPP_TRY(layer_budget(run, s, SNAP_LAYER_DISK, &sc->budget[SNAP_LAYER_DISK]));
   if (sc->layers & (1u << SNAP_LAYER_DEVICE)) MAPP_TRY(set_device_budget(run, s));
@@ -180,6 +197,7 @@ static int set_budgets(mapp_run *run, snap_state *s) {
   s->st.mode = SNAP_MODE_REVOLVE;
   s->st.checkpoints = (int)(slots < s->opt.cfg.nt ? slots : s->opt.cfg.nt);
   s->fell_back = true;
+  s->single_reason[0] = '\0'; /* revolve has no store */
   return MAPP_OK;
 }
 
@@ -192,10 +210,11 @@ static void print_estimate(mapp_run *run, const snap_state *s) {
   if (run->mpi.rank != 0 || run->common.quiet) return;
   const snap_store_config *sc = &s->st.store;
   const snap_placement *pl = &s->plan;
-  printf("estimate (bytes per rank, rank 0): host %zu (wavefields and model %zu, buffers %zu), device %zu, "
+  printf("estimate (bytes per rank, rank 0): host %zu (wavefields and model %zu, buffers %zu%s), device %zu, "
          "snapshots %zu (upper bound: %ld x %zu); layers %s: budgets host %zu, disk %zu, device %zu; "
          "uncompressed placement: device %ld (the latest), host %ld, disk %ld (the earliest), no room %ld\n",
-         s->est.wavefields + s->est.buffers, s->est.wavefields, s->est.buffers, device_fixed(run, s), s->est.snapshots,
+         snap_estimate_host(&s->est), s->est.wavefields, s->est.buffers,
+         s->st.store.one_at_a_time ? " for one step at a time" : "", device_fixed(run, s), s->est.snapshots,
          s->est.nsnap, s->est.snapshot_bytes, s->layers_name, sc->budget[SNAP_LAYER_HOST], sc->budget[SNAP_LAYER_DISK],
          sc->budget[SNAP_LAYER_DEVICE], pl->count[SNAP_LAYER_DEVICE], pl->count[SNAP_LAYER_HOST],
          pl->count[SNAP_LAYER_DISK], pl->unplaced);
@@ -258,12 +277,8 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
   s->have_problem = true;
   MAPP_TRY(choose_layers(run, s));
   MAPP_TRY(fill_store_config(run, s));
-  /* Staging (writers + 1, at least 2), prefetch, a disk buffer per
-   * writer and per prefetcher, a compression buffer per writer. */
-  int writers = opt->io_threads > 0 ? opt->io_threads : 1;
-  int buffers = (writers + 1 < 2 ? 2 : writers + 1) + (opt->prefetch_depth > 0 ? opt->prefetch_depth : 2) + 2 * writers +
-                (opt->compression != SNAP_COMP_NONE ? writers : 0);
-  if (s->st.mode == SNAP_MODE_MEMORY || s->st.mode == SNAP_MODE_REVOLVE) buffers = 0;
+  /* The store's buffers for two steps at a time (set_budgets may choose one). */
+  int buffers = s->st.mode == SNAP_MODE_STREAM ? snap_store_buffer_count(&s->st.store) : 0;
   const snap_ops *ops = run->backend == MAPP_BACKEND_CUDA ? snap_cuda_ops() : &snap_cpu_ops;
   snap_estimate_memory(&s->p.grid, &s->p.cfg, buffers, ops && snap_ops_two_levels(ops), &s->est);
   s->est.wavefields += 3 * sizeof(double) * snap_rec_values(&s->p); /* observed, synthetic, residual */
@@ -275,6 +290,8 @@ int snap_app_setup(mapp_run *run, const snap_options *opt, void **state) {
     MAPP_TRY(snap_parse_size(opt->budget[SNAP_LAYER_HOST], &s->host_total));
     s->host_explicit = true;
   }
+  if (s->single_reason[0] && run->mpi.rank == 0 && !run->common.quiet)
+    printf("snapshots: one step at a time: %s\n", s->single_reason);
   if (s->st.mode == SNAP_MODE_REVOLVE && !s->fell_back) {
     s->st.checkpoints = opt->checkpoints > 0 ? opt->checkpoints : 10;
     if (s->st.checkpoints > opt->cfg.nt) s->st.checkpoints = (int)opt->cfg.nt;
@@ -451,6 +468,8 @@ static int describe_memory(mapp_run *run, const snap_state *s) {
   MAPP_TRY(mapp_run_set(run, "steps_per_pass", json_integer(s->res.steps_per_pass > 1 ? s->res.steps_per_pass : 1)));
   MAPP_TRY(mapp_run_set(run, "adjoint_steps_per_pass",
                         json_integer(s->res.adjoint_steps_per_pass > 1 ? s->res.adjoint_steps_per_pass : 1)));
+  MAPP_TRY(mapp_run_set(run, "budget_single_steps", json_boolean(s->single_reason[0] != '\0')));
+  MAPP_TRY(mapp_run_set(run, "budget_single_steps_reason", json_string(s->single_reason)));
   return mapp_run_set(run, "recomputation_factor",
                       json_real(s->res.forward_steps > 0 ? (double)s->res.forward_steps / nt : 1.0));
 }

@@ -215,16 +215,22 @@ void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffer
   /* u and v (three time levels each, or two), the two image
    * accumulators, 1/a and a host read-back field, the absorbing layer's
    * rows and row depths (snap_fill_layer); interior-sized: the model, the
-   * true model while observing, the gradient, the last wavefield, three
-   * engine buffers (the last as 8-byte indices). */
+   * gradient, the last wavefield, three engine buffers (the last as 8-byte
+   * indices). The true model is freed before the store's buffers are
+   * made, so the peak holds one or the other (snap_estimate_host). */
   size_t layer = (size_t)(cfg->nbl + 1) * (size_t)g->pn[2] * sizeof(double) + (size_t)(g->n[0] * g->n[1]) * sizeof(int);
-  est->wavefields = (two_levels ? 8 : 10) * field + layer + 7 * interior;
+  est->wavefields = (two_levels ? 8 : 10) * field + layer + 6 * interior;
+  est->observing = interior;
   /* On CUDA the device holds u and v, the two accumulators, r, 1/a (10
    * padded fields) and the pack buffer; the receivers' scratch is small. */
   est->device = 10 * field + interior;
   est->buffers = (size_t)buffers * interior;
   est->nsnap = cfg->nt / cfg->save_every;
   est->snapshots = (size_t)est->nsnap * est->snapshot_bytes;
+}
+
+size_t snap_estimate_host(const snap_estimate *est) {
+  return est->wavefields + (est->buffers > est->observing ? est->buffers : est->observing);
 }
 
 /* How far global index `at` of an axis of `extent` points lies inside

@@ -225,8 +225,10 @@ int snap_store_release(snap_store *s, long i) {
 
 /* ------------------------------------------------------------ life cycle */
 
+static int writer_count(const snap_store_config *c) { return c->io_threads > 0 ? c->io_threads : 1; }
+
 static int create_workers(snap_store *s) {
-  s->nworkers = s->cfg.io_threads > 0 ? s->cfg.io_threads : 1;
+  s->nworkers = writer_count(&s->cfg);
   MAPP_TRY(mapp_calloc((void **)&s->workers, (size_t)s->nworkers, sizeof(worker), "the writer threads"));
   MAPP_TRY(mapp_calloc((void **)&s->fetchers, (size_t)s->nworkers, sizeof(worker), "the prefetcher threads"));
   s->io_bytes = store_round_up(s->bound);
@@ -251,12 +253,28 @@ static int create_workers(snap_store *s) {
   return MAPP_OK;
 }
 
+/* Staging buffers: one more than the writers (at least double buffering),
+ * or one per writer one at a time. */
+static int staging_count(const snap_store_config *c) {
+  int writers = writer_count(c);
+  return c->one_at_a_time ? writers : writers + 1 < 2 ? 2 : writers + 1;
+}
+
+static int fetch_depth(const snap_store_config *c) {
+  return c->one_at_a_time ? 1 : c->prefetch_depth > 0 ? c->prefetch_depth : 2;
+}
+
+int snap_store_buffer_count(const snap_store_config *c) {
+  int writers = writer_count(c);
+  return staging_count(c) + fetch_depth(c) + 2 * writers + (c->compression != SNAP_COMP_NONE ? writers : 0);
+}
+
 static int create_buffers(snap_store *s) {
   /* In place a snapshot waits in its ring slot: no staging, and at most a
    * ring's worth is queued (acquire waits for a slot's last holder). */
-  s->nstage = s->ring_in_place ? 0 : s->nworkers + 1 < 2 ? 2 : s->nworkers + 1; /* at least double buffering */
+  s->nstage = s->ring_in_place ? 0 : staging_count(&s->cfg);
   s->nqueue = s->ring_in_place ? s->ring_slots : s->nstage;
-  s->depth = s->cfg.prefetch_depth > 0 ? s->cfg.prefetch_depth : 2;
+  s->depth = fetch_depth(&s->cfg);
   /* + 1: no zero-sized allocation when in place (nstage 0) */
   MAPP_TRY(mapp_calloc((void **)&s->stage, (size_t)s->nstage + 1, sizeof(double *), "staging buffers"));
   MAPP_TRY(mapp_calloc((void **)&s->free_stage, (size_t)s->nstage + 1, sizeof(int), "staging buffers"));

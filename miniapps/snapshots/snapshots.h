@@ -301,6 +301,12 @@ typedef struct {
    * copied; false: staging buffers (a backend's asynchronous copies, which
    * want page-locked memory, land there). */
   bool in_place;
+  /* The layout for a host budget too small for two steps at a time: one
+   * staging buffer per writer and one snapshot fetched ahead, so the store
+   * holds one snapshot at a time (snap_store_holds_two is false) and the
+   * steps run singly; false: one staging buffer more than the writers and
+   * prefetch_depth ahead. */
+  bool one_at_a_time;
   const char *prog;                /* for the disk file name */
   const snap_device_ops *device;   /* the device tier (snap_cuda_device_ops()); needed with the device layer */
 } snap_store_config;
@@ -354,6 +360,11 @@ uint64_t snap_checksum(const void *data, size_t bytes);
 /* Creates a store for nsnap snapshots of `g->interior` doubles. */
 int snap_store_create(snap_store **out, const snap_store_config *cfg, const snap_grid *g, const snap_config *pcfg,
                       long nsnap);
+/* The snapshot-sized host buffers a store of this configuration holds at
+ * most besides its host ring (staging, prefetch, a disk buffer per writer
+ * and per prefetcher, a compression buffer per writer): what the host
+ * budget must hold besides the wavefields. */
+int snap_store_buffer_count(const snap_store_config *cfg);
 /* Forward: a buffer for snapshot i (waits while every buffer is in
  * flight: the forward stall), then hand it over. Snapshots come in order. */
 int snap_store_acquire(snap_store *s, long i, double **buf);
@@ -474,6 +485,7 @@ typedef struct {
   size_t wavefields;   /* fields, model coefficients, gradient */
   size_t device;       /* CUDA: what the device holds besides snapshots (fields, model, accumulators, pack buffer) */
   size_t buffers;      /* staging and prefetch buffers */
+  size_t observing;    /* the true model: held while setup observes, before the buffers exist */
   size_t snapshots;    /* nsnap x interior x 8 (upper bound) */
   size_t snapshot_bytes;
   long nsnap;
@@ -482,6 +494,9 @@ typedef struct {
  * engine holds two time levels of each wavefield, not three. */
 void snap_estimate_memory(const snap_grid *g, const snap_config *cfg, int buffers, bool two_levels,
                           snap_estimate *est);
+/* What the host budget must hold besides snapshots: the wavefields and
+ * the larger of the buffers and what observing held before them. */
+size_t snap_estimate_host(const snap_estimate *est);
 
 /* ------------------------------------------------------------ the app */
 

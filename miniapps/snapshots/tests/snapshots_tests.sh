@@ -321,8 +321,8 @@ budget_ranks)
   # A host budget holds on every rank: each rank's peak RSS within what it
   # held before setup plus its budget (the app's own rss-within-host-budget
   # check), rank 0's gather of the objective's rows included (it failed on
-  # rank 0 of 2 ranks: 70.5 MB against 68.6). The 1-rank run cannot fit
-  # those rows beside its wavefields in 40 MiB and is refused (exit 2).
+  # rank 0 of 2 ranks: 70.5 MB against 68.6). The 1-rank run steps one at
+  # a time there (budget_single).
   for n in 2 4; do
     run $n --size small --scaling strong --layers disk-host --host-budget 40MiB --disk-dir disk --result b$n.json \
       || fail "n=$n: exit $? ($(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print([c for c in r['verification']['checks'] if not c['passed']])" b$n.json 2>/dev/null))"
@@ -335,9 +335,34 @@ assert c and c[0]["passed"], c
 print("rss %.1f MB within %.1f MB" % (c[0]["value"] / 1e6, c[0]["bound"] / 1e6))
 PY
     echo "ok n=$n: disk $(record b$n.json "['snapshots_per_layer']['disk']") host $(record b$n.json "['snapshots_per_layer']['host']") snapshots"
+  done ;;
+budget_single)
+  # small on 1 rank under 40 MiB: the wavefields and the buffers of two
+  # steps at a time (43.1 MB) do not fit, those of one at a time (41.2 MB)
+  # do, so it steps one at a time, says so in its record, keeps its peak
+  # RSS within the budget (its rss-within-host-budget check) and gives the
+  # bits of a paired run under a budget that holds the pairs. 39 MiB holds
+  # neither: refused (exit 2), naming the need and the budget.
+  small="--size small --layers disk-host --disk-dir disk"
+  run 1 $small --host-budget 64MiB --output p.h5 --result p.json || fail "paired run under 64 MiB"
+  [ "$(record p.json "['steps_per_pass']")" = 2 ] || fail "64 MiB: $(record p.json "['steps_per_pass']") steps a pass, not 2"
+  [ "$(record p.json "['budget_single_steps']")" = False ] || fail "64 MiB: the record says the budget chose single steps"
+  run 1 $small --host-budget 40MiB --output s.h5 --result s.json \
+    || fail "40 MiB: exit $? ($(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print([c for c in r['verification']['checks'] if not c['passed']])" s.json 2>/dev/null))"
+  [ "$(verdict s.json)" = pass ] || fail "40 MiB: verdict $(verdict s.json)"
+  for k in steps_per_pass adjoint_steps_per_pass; do
+    [ "$(record s.json "['$k']")" = 1 ] || fail "40 MiB: $k is $(record s.json "['$k']"), not 1"
   done
-  expect_exit 2 "host budget of 41943040 bytes cannot hold" "$bin" --size small --layers disk-host --host-budget 40MiB --disk-dir disk
-  ;;
+  [ "$(record s.json "['budget_single_steps']")" = True ] || fail "40 MiB: the record does not say the budget chose single steps"
+  record s.json "['budget_single_steps_reason']" | grep -Eq "^the host budget of 41943040 bytes holds .* one step at a time \([0-9]+ bytes\), not of two \([0-9]+ bytes\)$" \
+    || fail "40 MiB: reason '$(record s.json "['budget_single_steps_reason']")'"
+  same p.h5 s.h5 || fail "40 MiB: one step at a time differs from two at a time"
+  "$bin" $small --host-budget 40MiB --estimate </dev/null | grep -q "^snapshots: one step at a time: the host budget of 41943040 bytes" \
+    || fail "40 MiB without --quiet: no line saying one step at a time"
+  [ -z "$("$bin" $small --host-budget 40MiB --estimate --quiet </dev/null)" ] || fail "40 MiB --quiet: printed something"
+  expect_exit 2 "host budget of 40894464 bytes cannot hold even the wavefields and buffers \([0-9]+ bytes, one step at a time\)" \
+    "$bin" $small --host-budget 39MiB
+  echo "ok: $(record s.json "['budget_single_steps_reason']"); peak RSS $(record s.json "['peak_rss_bytes']") - $(record s.json "['rss_before_bytes']") before; the bits of two at a time" ;;
 kernels)
   # The AVX-512 row kernels (z neighbours shifted in registers) against
   # the portable ones (MAPP_SNAP_PORTABLE_ROWS=1): the same bits, forward
