@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # copies_agree.sh EXE MPIEXEC H5DIFF WORKDIR PATTERN: --copy-bytes on one
-# pattern, both variants, 1 and 2 workers, 1 and 2 ranks, at an odd
+# pattern, both variants, 1 and 2 workers and 2 on the emulated device
+# (host and device tasks alternating), 1 and 2 ranks, at an odd
 # graph-steps (the subgraph's copy addresses alternate between
 # instantiations, so they are interpolated and planned again per
 # instantiation). Every copied byte is checked by the task that reads it
@@ -16,9 +17,11 @@ common=(--quiet --backend threads --pattern "$pattern" --width 7 --steps 24 --it
 failures=0
 for ranks in 1 2; do
   for variant in eager subgraph; do
-    for workers in 1 2; do
-      out="$work/$variant-w$workers-n$ranks.h5"
-      "$mpiexec" -n "$ranks" --oversubscribe "$exe" "${common[@]}" --variant "$variant" --workers "$workers" \
+    for workers in 1 2 device; do
+      # device: 2 workers on the emulated device, host and device tasks alternating (the copies on its copy stream)
+      out="$work/$variant-w$workers-n$ranks.h5" how=(--workers "$workers")
+      [ "$workers" = device ] && how=(--workers 2 --device emulated --stream-ordered alternate --no-pin)
+      "$mpiexec" -n "$ranks" --oversubscribe "$exe" "${common[@]}" --variant "$variant" "${how[@]}" \
         --graph-steps 3 --copy-bytes 40 --output "$out"
       rc=$?
       if [ "$rc" -ne 0 ]; then
@@ -32,4 +35,4 @@ for ranks in 1 2; do
   done
 done
 [ "$failures" -eq 0 ] || exit 1
-echo "ok: $pattern with copies: 8 runs checked, answers bit for bit equal to the reference"
+echo "ok: $pattern with copies: 12 runs checked (4 on the emulated device), answers bit for bit equal to the reference"
