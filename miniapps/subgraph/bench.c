@@ -65,6 +65,7 @@ typedef struct {
   bool interpolate;
   long spin_us;
   tb_host_worker host_worker; /* auto (0) unless set: the app's default */
+  tb_device device;           /* the runtime's rows on the GPU: cuda */
 } replay_case;
 
 /* tasks/s and ns per task of a run of cfg (or its error). */
@@ -84,7 +85,7 @@ static void bm_replay(mapp_bench_state *bs, void *arg) {
   tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
                    .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
-                   .in_flight = rc->in_flight, .interpolate = rc->interpolate};
+                   .in_flight = rc->in_flight, .interpolate = rc->interpolate, .device = rc->device};
   tb_state *st = NULL;
   int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
   if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st); /* untimed */
@@ -103,7 +104,7 @@ static int cuda_run(const replay_case *rc, double *values, tb_cuda_times *sum) {
                    .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .graph_steps = rc->graph_steps};
   tb_cuda_times t;
   long bad = 0;
-  MAPP_TRY(tb_cuda_run_timed(&cfg, rc->variant == TB_VARIANT_SUBGRAPH, &t, &bad, values));
+  MAPP_TRY(tb_cuda_run_timed(&cfg, rc->variant == TB_VARIANT_CUDA_GRAPH, &t, &bad, values));
   if (bad) return mapp_fail(MAPP_ERR_VERIFY, "%s: %ld wrong input tags on the device", rc->name, bad);
   sum->run_s += t.run_s, sum->launch_s += t.launch_s, sum->update_s += t.update_s, sum->prepare_s += t.prepare_s;
   sum->launches += t.launches;
@@ -133,17 +134,29 @@ static void bm_cuda(mapp_bench_state *bs, void *arg) {
   mapp_bench_set_counter(bs, "prepare_ms", sum.prepare_s / runs * 1e3, MAPP_BENCH_COUNTER_DEFAULT);
 }
 
-/* Both variants on the device at the replay rows' shape; registered only
- * where a device is present (a row that cannot run would fail the bench). */
+/* The GPU at the replay rows' shape; registered only where a device is
+ * present (a row that cannot run would fail the bench): without the
+ * runtime, every task a kernel on its point's stream (streams) and the
+ * captured graph (cuda-graph); through the runtime's CUDA streams, eager
+ * and the replay (runtime-eager, runtime-subgraph). */
 static int register_cuda(replay_case *cases, int *n, const tb_pattern *patterns, const mapp_bench_options *opt) {
   if (!mapp_backend_built(MAPP_BACKEND_CUDA) || mapp_cuda_device_count() == 0) return MAPP_OK;
+  static const struct {
+    const char *name;
+    tb_variant variant;
+    bool runtime;
+  } rows[] = {{"streams", TB_VARIANT_EAGER, false},
+              {"cuda-graph", TB_VARIANT_CUDA_GRAPH, false},
+              {"runtime-eager", TB_VARIANT_EAGER, true},
+              {"runtime-subgraph", TB_VARIANT_SUBGRAPH, true}};
   for (int p = 0; p < 2; ++p)
-    for (const mapp_variant_info *v = subgraph_variants; v->name; ++v) {
+    for (int r = 0; r < 4; ++r) {
       replay_case *c = &cases[(*n)++];
-      *c = (replay_case){.variant = (tb_variant)v->kind, .pattern = patterns[p], .width = 16, .graph_steps = 64,
-                         .iterations = 0, .steps = 1024};
-      snprintf(c->name, sizeof c->name, "replay/cuda/%s/%s", v->name, tb_pattern_name(patterns[p]));
-      MAPP_TRY(mapp_bench_register(c->name, bm_cuda, c, opt));
+      *c = (replay_case){.variant = rows[r].variant, .pattern = patterns[p], .width = 16, .graph_steps = 64,
+                         .iterations = 0, .steps = 1024, .workers = 1, .in_flight = 4, .spin_us = 100,
+                         .device = rows[r].runtime ? TB_DEVICE_CUDA : TB_DEVICE_NONE};
+      snprintf(c->name, sizeof c->name, "replay/cuda/%s/%s", rows[r].name, tb_pattern_name(patterns[p]));
+      MAPP_TRY(mapp_bench_register(c->name, rows[r].runtime ? bm_replay : bm_cuda, c, opt));
     }
   return MAPP_OK;
 }
@@ -448,7 +461,7 @@ int main(int argc, char **argv) {
   }
   for (int p = 0; p < 2; ++p)
     for (const mapp_variant_info *v = subgraph_variants; v->name && status == MAPP_OK; ++v)
-      for (int interp = 0; interp <= (v->kind == TB_VARIANT_SUBGRAPH); ++interp) {
+      for (int interp = 0; interp <= (v->kind == TB_VARIANT_SUBGRAPH) && v->kind != TB_VARIANT_CUDA_GRAPH; ++interp) {
         replay_case *c = &cases[n++];
         *c = (replay_case){.variant = (tb_variant)v->kind, .pattern = patterns[p], .width = 16, .graph_steps = 64,
                            .iterations = 0, .steps = 1024, .workers = 1, .in_flight = 4, .interpolate = interp,
