@@ -16,7 +16,10 @@ void mapp_sleep(double seconds) {
 
 struct timespec mapp_deadline(clockid_t clock, double seconds) {
   struct timespec at;
-  clock_gettime(clock, &at);
+  /* the real clock even under SimGrid SMPI, whose smpicc turns clock_gettime
+   * into its simulated one: pthread_cond_timedwait waits in real time, and
+   * a watchdog's thread, not a simulated rank, cannot call into SMPI */
+  (clock_gettime)(clock, &at);
   long long ns = (long long)at.tv_nsec + (long long)(seconds * 1e9);
   at.tv_sec += (time_t)(ns / 1000000000LL);
   at.tv_nsec = (long)(ns % 1000000000LL);

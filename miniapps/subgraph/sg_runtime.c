@@ -22,9 +22,13 @@
 
 _Thread_local const sg_running_op *sg_tls_running;
 
+/* The real clock even under SimGrid SMPI (whose smpicc turns clock_gettime
+ * into its simulated one): the runtime's own threads (device streams, the
+ * watchdog) read it, and a thread that is not a simulated rank cannot call
+ * into SMPI. The timed phases use the app's clock (mapp_timer.h). */
 long sg_now_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  (clock_gettime)(CLOCK_MONOTONIC, &ts);
   return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
