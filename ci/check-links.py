@@ -20,11 +20,16 @@ miniapps/*/README.md. For each page:
   declare), and every argument that names a path under one of the
   repository's top folders exists. The commands are not run.
 
+Every YAML file a page links to (`.yml`, `.yaml`) and every one under
+docs/ (the CI jobs shown there) must parse as YAML (PyYAML, Debian's
+python3-yaml; without it each such file is a problem).
+
 README.md must be at most --max-readme-bytes (12500) bytes.
 
 Before the pages, the checker checks itself on a planted tree (a broken
 link, a broken anchor, a runnable command that does not exist, a README too
-large) and fails if it misses any (--no-self-test skips this).
+large, a linked YAML file and one under docs/ that do not parse) and fails
+if it misses any (--no-self-test skips this).
 
 Exit status: 0 all good, 1 a problem (one line each, FILE:LINE: what), 2
 bad usage.
@@ -47,6 +52,7 @@ HTML_ATTR = re.compile(r"<(?:a|img|source)\b[^>]*?\b(?:href|src)\s*=\s*[\"']([^\
 HTML_ANCHOR = re.compile(r"<[a-z][^>]*?\b(?:name|id)\s*=\s*[\"']([^\"']+)[\"']", re.I)
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 SKIP_DIRS = {".git", "results", "node_modules"}
+YAML_SUFFIXES = (".yml", ".yaml")
 
 
 def default_pages(root):
@@ -268,7 +274,34 @@ def check_command(root, execs, tops, n, cmd):
     return problems
 
 
-def check(root, pages, max_readme):
+def yaml_files(root, linked):
+    """The YAML files to parse: those linked (relative paths) and every one under docs/."""
+    found = set(linked)
+    for d, dirs, files in os.walk(os.path.join(root, "docs")):
+        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS)
+        found.update(os.path.relpath(os.path.join(d, f), root) for f in files if f.endswith(YAML_SUFFIXES))
+    return sorted(found)
+
+
+def check_yaml(root, rel):
+    """One problem line when the file does not parse as YAML (every document of it)."""
+    try:
+        import yaml
+    except ImportError:
+        return ["%s: cannot be parsed: PyYAML is not installed (Debian: python3-yaml)" % rel]
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            list(yaml.safe_load_all(f))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        what = " ".join(str(getattr(e, "problem", None) or e).split())
+        return ["%s:%d: not YAML: %s" % (rel, mark.line + 1 if mark else 0, what)]
+    except (OSError, UnicodeDecodeError) as e:
+        return ["%s: cannot be read: %s" % (rel, e)]
+    return []
+
+
+def check(root, pages, max_readme, yaml_checked=None):
     root = os.path.abspath(root)
     problems = []
     cache = {}
@@ -281,6 +314,7 @@ def check(root, pages, max_readme):
     execs = cmake_executables(root)
     tops = {d for d in os.listdir(root)
             if os.path.isdir(os.path.join(root, d)) and not d.startswith((".", "build")) and d != "results"}
+    linked_yaml = set()
     for rel in pages:
         if not os.path.isfile(os.path.join(root, rel)):
             problems.append("%s: no such page" % rel)
@@ -300,6 +334,8 @@ def check(root, pages, max_readme):
                 if not os.path.exists(os.path.join(root, dest)):
                     problems.append("%s:%d: %s: no such file (%s)" % (rel, n, target, dest))
                     continue
+                if dest.endswith(YAML_SUFFIXES) and os.path.isfile(os.path.join(root, dest)):
+                    linked_yaml.add(dest)
             else:
                 dest = rel
             if anchor and dest.endswith(".md") and os.path.isfile(os.path.join(root, dest)):
@@ -314,6 +350,11 @@ def check(root, pages, max_readme):
             for n, cmd in split_commands(lines):
                 for p in check_command(root, execs, tops, n, cmd):
                     problems.append("%s:%s" % (rel, p))
+    parsed = yaml_files(root, linked_yaml)
+    for rel in parsed:
+        problems += check_yaml(root, rel)
+    if yaml_checked is not None:
+        yaml_checked.extend(parsed)
     readme = os.path.join(root, "README.md")
     if os.path.isfile(readme) and max_readme > 0:
         size = os.path.getsize(readme)
@@ -342,7 +383,12 @@ def self_test():
         "a README too large": ("README.md", "x" * 300 + "\n", "more than"),
         "a venv no script makes": ("README.md", RUNNABLE_MARK + "\n```\nbuild/gone-venv/bin/python x.py\n```\n",
                                    "no ci/gone-venv.sh makes"),
+        "a linked YAML file that does not parse": ("README.md", "[job](harness/job.yml)\n",
+                                                   "harness/job.yml:3: not YAML"),
+        "a YAML file under docs/ that does not parse": ("docs/a.md", "", "docs/ci/gitlab.yaml:1: not YAML"),
     }
+    broken_yaml = {"harness/job.yml": "job:\n  script:\n    - run: it: now\n",
+                   "docs/ci/gitlab.yaml": "job: script: x\n"}
     failures = []
     for what, (page, text, expect) in sorted(plants.items()):
         with tempfile.TemporaryDirectory() as d:
@@ -365,6 +411,11 @@ def self_test():
                 break
             with open(os.path.join(d, page), "a") as f:
                 f.write("\n" + text)
+            for name, body in broken_yaml.items():
+                if name in expect or name in text:
+                    os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+                    with open(os.path.join(d, name), "w") as f:
+                        f.write(body)
             found = check(d, ["README.md", "docs/a.md"], limit)
             if not any(expect in p for p in found):
                 failures.append("self-test: %s was not found (got: %s)" % (what, "; ".join(found) or "nothing"))
@@ -384,14 +435,15 @@ def main():
         return 2
     problems = [] if args.no_self_test else self_test()
     pages = args.pages or default_pages(root)
-    problems += check(root, pages, args.max_readme_bytes)
+    parsed = []
+    problems += check(root, pages, args.max_readme_bytes, parsed)
     for p in problems:
         print(p)
     if problems:
         print("check-links: %d problem(s) in %d page(s)" % (len(problems), len(pages)))
         return 1
-    print("check-links: %d pages, every link, anchor and runnable command resolves; README.md %d bytes"
-          % (len(pages), os.path.getsize(os.path.join(root, "README.md"))))
+    print("check-links: %d pages, every link, anchor and runnable command resolves; %d YAML files parse; "
+          "README.md %d bytes" % (len(pages), len(parsed), os.path.getsize(os.path.join(root, "README.md"))))
     return 0
 
 

@@ -5,7 +5,7 @@ packages=(build-essential cmake pkg-config git
           openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
           libbenchmark-dev gnuplot-nox libjansson-dev libfyaml-dev libcmocka-dev
           libfftw3-dev libxxhash-dev zlib1g-dev libzstd-dev libzfp-dev liburing-dev libsqlite3-dev python3 python3-venv
-          libxml2-utils jq
+          libxml2-utils jq python3-yaml
           libsimgrid-dev libhdf5-dev
           chromium ccache ninja-build
           slurm-wlm munge)

@@ -363,6 +363,7 @@ probe_mapp() {
     probe "mapp $verb empty results" -- "$m" "$verb" results-empty
     probe "mapp $verb torn results" -- "$m" "$verb" results-half
     probe "mapp $verb --reference bad" -- "$m" "$verb" results-empty --reference mpi
+    [ "$verb" = report ] && probe "mapp report --format html" -- "$m" report results-empty --format html
   done
   # export and model
   probe "mapp export (nothing)" -- "$m" export
@@ -390,6 +391,7 @@ probe_mapp() {
     probe "mapp compare --alpha 2" -- "$m" compare results-empty results-empty --alpha 2
     probe "mapp compare --junit unwritable" -- "$m" compare results-empty results-empty --junit /nonexistent/c.xml
     probe "mapp compare --junit a folder" -- "$m" compare results-empty results-empty --junit /tmp
+    probe "mapp compare --format html" -- "$m" compare results-empty results-empty --format html
   fi
   # submit and collect
   probe "mapp submit (no spec)" -- "$m" submit
@@ -422,6 +424,7 @@ probe_mapp() {
   probe "mapp history add garbage" -- "$m" history add results-garbage --db hist.sqlite
   probe "mapp history show not sqlite" -- "$m" history show --db garbage.h5
   probe "mapp history show missing" -- "$m" history show --db /nonexistent/h.sqlite
+  probe "mapp history check --format nope" -- "$m" history check --db hist.sqlite --format nope
   probe "mapp history add /dev/full" -- "$m" history add results-empty --db /dev/full/h.sqlite
   probe "mapp history show bad filter" -- "$m" history show --db garbage.h5 colour=red
   probe "mapp history check --threshold -1" -- "$m" history check --threshold -1

@@ -33,7 +33,7 @@ static int check_performance(const char *results, const char *env_path, double t
                                                                "machine to check performance against)", env.origin);
   if (status == MAPP_OK) {
     printf("performance of %s against %s (%s):\n", results, env.perf_references, env.name);
-    status = perf_compare_results(env.perf_references, results, threshold, 0.05, NULL, NULL);
+    status = perf_compare_results(env.perf_references, results, threshold, 0.05, NULL, NULL, NULL);
   }
   env_free(&env);
   return status;

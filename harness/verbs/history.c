@@ -12,6 +12,7 @@
 #include "gnuplot.h"
 #include "history.h"
 #include "history_site.h"
+#include "history_summary.h"
 #include "historydb.h"
 #include "junit.h"
 #include "mapp_error.h"
@@ -250,57 +251,72 @@ static void print_slower(const history_series *s, const change_point *p) {
          at->commit_date ? at->commit_date : "?", s->fom_name ? s->fom_name : "FOM", p->before, p->after, p->p_value);
 }
 
-/* Why a series is inconclusive, on one line. */
-static void print_inconclusive(const history_series *s, const history_judgement *j, double threshold) {
-  changepoint_options opt = changepoint_defaults();
-  printf("inconclusive %s: %zu revision%s, ", s->config, s->count, s->count == 1 ? "" : "s");
-  if (s->count < 2 * opt.min_segment)
-    printf("too few to judge (needs %zu)", 2 * opt.min_segment);
-  else if (j->undecided)
-    printf("a step of %+.1f %% from revision %s with too few revisions on one side to bound it at 95 %%",
-           100.0 * j->undecided->change, s->points[j->undecided->index].revision);
-  else if (isfinite(j->detectable))
-    printf("the noise (%.1f %% a revision) hides a %.3g %% step: the smallest it could show is %.1f %%",
-           100.0 * j->noise, 100.0 * threshold, 100.0 * j->detectable);
-  else
-    printf("too few to show any step at the detector's level");
-}
-
-static int check_one(const history_series *s, const verdict_summary *latest, double threshold, check_tally *t) {
-  history_judgement j;
-  MAPP_TRY(history_judge(s, threshold, &j));
-  ++t->checked;
-  for (size_t i = 0; i < j.changes.count; ++i)
-    if (changepoint_judge(&j.changes.points[i], threshold) == STEP_SLOWER) print_slower(s, &j.changes.points[i]);
-  if (j.answer == HISTORY_INCONCLUSIVE) print_inconclusive(s, &j, threshold), ++t->inconclusive;
-  if (j.answer == HISTORY_OK)
+/* The lines `history check` prints for a judged series. */
+static void print_judged(const history_series *s, const history_judgement *j, const verdict_summary *latest,
+                         double threshold) {
+  for (size_t i = 0; i < j->changes.count; ++i)
+    if (changepoint_judge(&j->changes.points[i], threshold) == STEP_SLOWER) print_slower(s, &j->changes.points[i]);
+  if (j->answer == HISTORY_INCONCLUSIVE) {
+    char why[320];
+    history_inconclusive_text(s, j, threshold, why, sizeof why);
+    printf("inconclusive %s: %s", s->config, why);
+  }
+  if (j->answer == HISTORY_OK)
     printf("ok     %s: %zu revisions, no step slower by %.3g %% or more that the data support (could show %.1f %%)",
-           s->config, s->count, 100.0 * threshold, 100.0 * j.detectable);
-  if (j.answer == HISTORY_SLOWER) printf("       %s", s->config);
+           s->config, s->count, 100.0 * threshold, 100.0 * j->detectable);
+  if (j->answer == HISTORY_SLOWER) printf("       %s", s->config);
   print_latest(latest);
-  t->slower += j.answer == HISTORY_SLOWER;
-  int status = junit_series(t, s, &j, latest, threshold);
-  free(j.changes.points);
-  return status;
 }
 
-static int check(const char *given, double threshold_pct, series_filter *f, const char *junit) {
+typedef struct {
+  double threshold; /* the fraction (0.05: 5 %) */
+  const char *junit, *format, *report_url;
+} check_options;
+
+/* Judges one series into *h, printing its lines (text format) and adding its JUnit case. */
+static int check_one(const history_series *s, const verdict_summary *latest, const check_options *o, check_tally *t,
+                     history_judged *h) {
+  *h = (history_judged){.series = s, .latest = latest};
+  MAPP_TRY(history_judge(s, o->threshold, &h->judgement));
+  ++t->checked;
+  t->slower += h->judgement.answer == HISTORY_SLOWER;
+  t->inconclusive += h->judgement.answer == HISTORY_INCONCLUSIVE;
+  if (strcmp(o->format, "markdown") != 0) print_judged(s, &h->judgement, latest, o->threshold);
+  return junit_series(t, s, &h->judgement, latest, o->threshold);
+}
+
+/* The end of the check: its totals line, or the summary of every series judged. */
+static int check_report(const char *path, const history_judged *items, const check_tally *t, const check_options *o) {
+  if (strcmp(o->format, "markdown") == 0) {
+    char *text = NULL;
+    MAPP_TRY(history_summary_check(path, items, t->checked, o->threshold, o->report_url, &text));
+    fputs(text, stdout);
+    free(text);
+    return MAPP_OK;
+  }
+  printf("history %s: %zu configurations checked, %zu with a slowdown of %.3g %% or more that the data support; "
+         "%zu inconclusive (too few revisions, or noise that hides a %.3g %% step)\n",
+         path, t->checked, t->slower, 100.0 * o->threshold, t->inconclusive, 100.0 * o->threshold);
+  return MAPP_OK;
+}
+
+static int check(const char *given, series_filter *f, const check_options *o) {
   history_series_set set = {0};
   char *path = NULL;
   check_tally t = {0};
   verdict_summary *verdicts = NULL;
-  int status = junit ? junit_check_path(junit) : MAPP_OK;
-  if (status == MAPP_OK && junit) status = junit_suite_new("history", &t.junit);
+  history_judged *items = NULL;
+  int status = o->junit ? junit_check_path(o->junit) : MAPP_OK;
+  if (status == MAPP_OK && o->junit) status = junit_suite_new("history", &t.junit);
   if (status == MAPP_OK) status = load_judged(given, f, &set, &path, &verdicts);
+  if (status == MAPP_OK && !(items = calloc(set.count ? set.count : 1, sizeof *items)))
+    status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   for (size_t i = 0; status == MAPP_OK && i < set.count; ++i)
-    if (series_selected(f, &set, i)) status = check_one(&set.items[i], &verdicts[i], threshold_pct / 100.0, &t);
-  if (status == MAPP_OK) {
-    printf("history %s: %zu configurations checked, %zu with a slowdown of %.3g %% or more that the data support; "
-           "%zu inconclusive (too few revisions, or noise that hides a %.3g %% step)\n",
-           path, t.checked, t.slower, threshold_pct, t.inconclusive, threshold_pct);
-    if (t.junit) status = junit_write(t.junit, junit);
-    if (status == MAPP_OK && t.slower) status = MAPP_ERR_VERIFY;
-  }
+    if (series_selected(f, &set, i)) status = check_one(&set.items[i], &verdicts[i], o, &t, &items[t.checked]);
+  if (status == MAPP_OK) status = check_report(path, items, &t, o);
+  if (status == MAPP_OK && t.junit) status = junit_write(t.junit, o->junit);
+  if (status == MAPP_OK && t.slower) status = MAPP_ERR_VERIFY;
+  history_judged_free(items, set.count);
   junit_suite_free(t.junit);
   free(verdicts);
   history_series_set_free(&set);
@@ -455,8 +471,8 @@ static int history_plot(int argc, char **argv) {
 }
 
 static int history_check(int argc, char **argv) {
-  const char *db = NULL, *junit = NULL;
-  double threshold = 5.0;
+  const char *db = NULL, *junit = NULL, *format = "text", *report_url = NULL;
+  double threshold = 100.0 * HISTORY_DEFAULT_THRESHOLD;
   series_filter f = {0};
   const mapp_option opts[] = {
       DB_OPTION(&db),
@@ -464,6 +480,8 @@ static int history_check(int argc, char **argv) {
        .help = "smallest slowdown that counts, in percent of the figure of merit"},
       {.name = "junit", .kind = MAPP_OPT_STRING, .dest = &junit,
        .help = "also write the answers as JUnit XML to this file (a SLOWER configuration is a failure)"},
+      MD_FORMAT_OPTION(&format),
+      MD_REPORT_URL_OPTION(&report_url, "none: how to publish the site"),
       SELECTION_OPTIONS(&f.select),
       MAPP_OPTION_END};
   verb_args args;
@@ -474,9 +492,11 @@ static int history_check(int argc, char **argv) {
                               "slower, with the 95 % interval of its change reaching -threshold. A series whose\n"
                               "noise hides such a step, or too short to bound one, is inconclusive (exit 0), with\n"
                               "the smallest step it could show. Each line ends with the latest revision's verdict\n"
-                              "(stable, noisy, too-short, disturbed).\n" FILTER_HELP,
+                              "(stable, noisy, too-short, disturbed). --format markdown: a summary for CI instead.\n"
+                              FILTER_HELP,
                               opts, argc, argv, &args, &f);
-  if (status == MAPP_OK && !args.help_shown) status = check(db, threshold, &f, junit);
+  check_options o = {.threshold = threshold / 100.0, .junit = junit, .format = format, .report_url = report_url};
+  if (status == MAPP_OK && !args.help_shown) status = check(db, &f, &o);
   filter_free(&f);
   verb_args_free(&args);
   return status;

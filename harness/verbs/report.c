@@ -18,6 +18,7 @@
 #include "headline.h"
 #include "history.h"
 #include "mapp_error.h"
+#include "mdsummary.h"
 #include "plot.h"
 #include "plotdata.h"
 #include "report_internal.h"
@@ -94,8 +95,17 @@ static int write_sections(doc *d, const report_context *ctx, const group_table *
   return MAPP_OK;
 }
 
-/* report.md and report.html: one pass over the content, two renderings. */
-static int write_report(const char *md_path, const char *html_path, const report_context *ctx, const json_t *records) {
+/* What --format markdown asks: the summary for CI, linking report_url (NULL: report.html's path). */
+typedef struct {
+  bool markdown;
+  const char *report_url;
+  char *text; /* the summary written (malloc'd) */
+} summary_request;
+
+/* report.md and report.html: one pass over the content, two renderings;
+ * the summary (when asked) from the same groups and coverage. */
+static int write_report(const char *md_path, const char *html_path, const report_context *ctx, const json_t *records,
+                        summary_request *summary) {
   group_table table;
   double precision = ctx->spec ? ctx->spec->measure.precision : VERDICT_DEFAULT_PRECISION;
   MAPP_TRY(stats_group_at(records, precision, &table));
@@ -109,6 +119,8 @@ static int write_report(const char *md_path, const char *html_path, const report
     int closed = doc_close(&d);
     if (status == MAPP_OK) status = closed;
   }
+  if (status == MAPP_OK && summary->markdown)
+    status = report_summary(ctx, &table, &coverage, records, html_path, summary->report_url, &summary->text);
   coverage_table_free(&coverage);
   group_table_free(&table);
   free(title);
@@ -157,7 +169,17 @@ static int load_spec(const char *dir, sweep_spec *spec, bool *loaded) {
   return status;
 }
 
-static int report(const char *results_arg, const char *reference, const selection *select) {
+/* The paths written, or the summary: printed, and appended to a GitHub step summary. */
+static int print_outcome(const char *md, const char *html, const char *csv, const summary_request *summary) {
+  if (!summary->markdown) {
+    printf("%s\n%s\n%s\n", md, html, csv);
+    return MAPP_OK;
+  }
+  fputs(summary->text, stdout);
+  return md_summary_append_step(summary->text);
+}
+
+static int report(const char *results_arg, const char *reference, const selection *select, summary_request *summary) {
   char *results_file = results_file_of(results_arg);
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
@@ -180,10 +202,11 @@ static int report(const char *results_arg, const char *reference, const selectio
   if (status == MAPP_OK) status = model_set_load(dir, &models, &have_models);
   report_context ctx = {.dir = dir, .name = name, .description = spec.description, .refs = &refs, .images = &images,
                         .spec = have_spec ? &spec : NULL, .models = &models};
-  if (status == MAPP_OK) status = write_report(md, html, &ctx, records);
+  if (status == MAPP_OK) status = write_report(md, html, &ctx, records, summary);
   model_set_free(&models);
   if (status == MAPP_OK) status = write_csv(csv, records);
-  if (status == MAPP_OK) printf("%s\n%s\n%s\n", md, html, csv);
+  if (status == MAPP_OK) status = print_outcome(md, html, csv, summary);
+  free(summary->text);
   json_decref(records);
   strv_free(&images);
   if (have_spec) spec_free(&spec);
@@ -233,27 +256,36 @@ static int combine(const verb_args *args, const char *out, char **combined) {
 }
 
 int verb_report(int argc, char **argv) {
-  const char *reference = NULL, *out = NULL;
+  const char *reference = NULL, *out = NULL, *format = "text";
+  summary_request summary = {0};
   selection select = {0};
   const mapp_option opts[] = {
       PLOT_REFERENCE_OPTION(&reference),
       SELECTION_OPTIONS(&select),
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .default_text = "the results folder",
        .help = "write the report (of one or several folders combined) into this folder"},
+      MD_FORMAT_OPTION(&format),
+      MD_REPORT_URL_OPTION(&summary.report_url, "the path of RESULTS/report.html"),
       MAPP_OPTION_END};
   verb_args args;
   int status = verb_parse("report", "RESULTS_DIR|RESULTS.jsonl...",
                           "Write RESULTS/report.md and RESULTS/report.html (machine, a table per app, the\n"
                           "figures in PNG, SVG and PDF, the runs that failed with their commands and logs; plots\n"
                           "are drawn first when results.jsonl is newer than them; the HTML page stands alone,\n"
-                          "figures inlined) and RESULTS/results.csv. Several folders are combined into --out.",
+                          "figures inlined) and RESULTS/results.csv. Several folders are combined into --out.\n"
+                          "--format markdown: then print a summary for CI instead of the paths (the totals, the\n"
+                          "headline, what got slower or faster across commits, failed runs, unchecked answers,\n"
+                          "a link to report.html; under 60,000 characters), appended to $GITHUB_STEP_SUMMARY\n"
+                          "too when that is set.",
                           opts, 1, 64, false, argc, argv, &args);
   if (status == MAPP_OK && !args.help_shown && args.cli.positional_count > 1 && !out)
     status = mapp_fail(MAPP_ERR_INPUT, "report of %d results folders needs --out FOLDER for the combined report",
                        args.cli.positional_count);
   char *combined = NULL;
   if (status == MAPP_OK && !args.help_shown && out) status = combine(&args, out, &combined);
-  if (status == MAPP_OK && !args.help_shown) status = report(combined ? combined : args.cli.positional[0], reference, &select);
+  summary.markdown = strcmp(format, "markdown") == 0;
+  if (status == MAPP_OK && !args.help_shown)
+    status = report(combined ? combined : args.cli.positional[0], reference, &select, &summary);
   free(combined);
   selection_free(&select);
   verb_args_free(&args);

@@ -23,7 +23,7 @@ static bool status_is(const json_t *r, const char *field, const char *status) {
 /* What failed in a run, or NULL when it passed: its exit code, its own
  * verification, its baseline, a baseline check: required could not make,
  * or its agreement with the sweep's 1-rank answer. */
-static const char *failure_of(const json_t *r) {
+const char *report_failure_of(const json_t *r) {
   if (status_is(r, "contract", "fail")) return "mapp contract";
   if (status_is(r, "verification", "fail")) return "verification";
   if (status_is(r, "baseline", "fail")) return "baseline";
@@ -130,7 +130,7 @@ void report_write_failures(doc *d, const json_t *records, const char *dir) {
   const json_t *r;
   doc_heading(d, 2, "Failed runs");
   json_array_foreach(records, i, r) {
-    const char *failure = failure_of(r);
+    const char *failure = report_failure_of(r);
     if (!failure) continue;
     if (failed++ == 0) {
       doc_table(d, "llllllll");
@@ -146,7 +146,7 @@ void report_write_failures(doc *d, const json_t *records, const char *dir) {
   doc_table_end(d);
   size_t shown = 0;
   json_array_foreach(records, i, r) {
-    const char *failure = failure_of(r);
+    const char *failure = report_failure_of(r);
     if (failure && shown++ < FAILURES_SHOWN) write_failure_detail(d, r, failure, dir);
   }
   if (failed > FAILURES_SHOWN)

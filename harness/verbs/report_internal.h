@@ -1,7 +1,8 @@
 /* What the pieces of `mapp report` share, not part of any API: what the
  * report is written from, two helpers, and the sections that report.c
  * puts in order: the machine (report_machine.c), each app
- * (report_apps.c), the failed runs (report_failures.c). */
+ * (report_apps.c), the failed runs (report_failures.c); and the summary
+ * for CI (report_summary.c). */
 #ifndef HARNESS_REPORT_INTERNAL_H
 #define HARNESS_REPORT_INTERNAL_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "doc.h"
 #include "model.h"
 #include "jsonutil.h"
@@ -45,5 +47,12 @@ int report_write_app(doc *d, const report_context *ctx, const group_table *t, co
 void report_write_artifacts(doc *d, const char *app, const json_t *records, const char *dir);
 /* The runs that did not pass, with their commands and log tails. */
 void report_write_failures(doc *d, const json_t *records, const char *dir);
+/* What failed in a run ("verification", "exit code", ...), NULL when it passed. */
+const char *report_failure_of(const json_t *r);
+
+/* --format markdown: the summary for CI (mdsummary.h) into *text
+ * (malloc'd), its link line to report_url, else to html_path. */
+int report_summary(const report_context *ctx, const group_table *t, const coverage_table *coverage,
+                   const json_t *records, const char *html_path, const char *report_url, char **text);
 
 #endif

@@ -442,8 +442,7 @@ int history_draw_trend(history_trends *ctx, const history_series *s, const histo
 
 /* ---------------------------------------------------------------- report */
 
-/* The configuration keys of a results folder's records, as a JSON set. */
-static json_t *config_keys(const json_t *records) {
+json_t *history_config_keys(const json_t *records) {
   json_t *keys = json_object();
   size_t i;
   const json_t *r;
@@ -518,7 +517,7 @@ int history_report_section(doc *d, const char *dir, const json_t *records) {
     free(db_path);
     return MAPP_OK;
   }
-  json_t *keys = config_keys(records);
+  json_t *keys = history_config_keys(records);
   status = keys ? report_trends(d, dir, &set, keys, db_path) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_decref(keys);
   history_series_set_free(&set);

@@ -104,6 +104,10 @@ typedef struct {
  * figure's file stem. */
 int history_draw_trend(history_trends *ctx, const history_series *s, const history_changes *c, char *stem, size_t len);
 
+/* The configuration keys (historydb_config_key) of records, as the keys
+ * of a JSON object (new reference; NULL when out of memory). */
+json_t *history_config_keys(const json_t *records);
+
 /* The report's "Performance history" section: for each configuration of
  * `records` with at least 3 revisions in the history beside the results
  * folder `dir`, its trend figure (drawn into dir/plots/) and change points.

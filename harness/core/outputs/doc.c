@@ -156,7 +156,23 @@ int doc_open(doc *d, const char *dir, const char *title, const char *md_path, co
   return status;
 }
 
-int doc_close(doc *d) {
+int doc_open_text(doc *d, const char *dir) {
+  *d = (doc){0};
+  doc_sink *s = &d->sinks[0];
+  if (!(d->dir = strdup(dir)) || !(s->path = strdup("the summary's Markdown")) ||
+      !(s->f = open_memstream(&d->text, &d->text_len))) {
+    free(d->dir);
+    free(s->path);
+    *d = (doc){0};
+    return mapp_fail(MAPP_ERR_SYSTEM, "out of memory opening a Markdown text");
+  }
+  s->format = DOC_MARKDOWN;
+  d->nsinks = 1;
+  return MAPP_OK;
+}
+
+/* Ends the HTML pages and closes every sink (a memory one leaves d->text). */
+static void close_sinks(doc *d) {
   for (size_t i = 0; i < d->nsinks; ++i) {
     doc_sink *s = &d->sinks[i];
     if (s->format == DOC_HTML) fputs("</main>\n</body>\n</html>\n", s->f);
@@ -165,7 +181,21 @@ int doc_close(doc *d) {
     free(s->path);
   }
   free(d->dir);
+}
+
+int doc_close(doc *d) {
+  close_sinks(d);
+  free(d->text);
   int status = d->status;
+  *d = (doc){0};
+  return status;
+}
+
+int doc_close_text(doc *d, char **text) {
+  close_sinks(d);
+  int status = d->status;
+  *text = status == MAPP_OK ? d->text : NULL;
+  if (status != MAPP_OK) free(d->text);
   *d = (doc){0};
   return status;
 }

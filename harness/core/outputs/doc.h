@@ -45,6 +45,8 @@ typedef struct {
   size_t rows, cells;                /* rows ended and cells of the current row, in the open table */
   unsigned figures;                  /* SVGs inlined so far (their ids are prefixed with the count) */
   int status;                        /* the first failure */
+  char *text;                        /* doc_open_text's rendering (open_memstream's buffer) */
+  size_t text_len;
 } doc;
 
 /* Opens the renderings of one document in folder dir: Markdown at md_path
@@ -53,6 +55,12 @@ typedef struct {
 int doc_open(doc *d, const char *dir, const char *title, const char *md_path, const char *html_path);
 /* Ends the HTML page, closes the files; returns the first failure. */
 int doc_close(doc *d);
+/* A Markdown rendering into memory, for a part of a document that goes
+ * into another text (the CI summary, mdsummary.h, takes the report's
+ * headline so); doc_close_text closes it and hands its text over
+ * (malloc'd, the caller's; NULL on a failure, which it returns). */
+int doc_open_text(doc *d, const char *dir);
+int doc_close_text(doc *d, char **text);
 
 /* # TEXT (level 1-4). */
 void doc_heading(doc *d, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -9,20 +9,13 @@
 #include "junit.h"
 #include "mapp_error.h"
 #include "perfcompare.h"
+#include "perfcompare_internal.h"
 #include "perfstats.h"
 #include "results.h"
 #include "selection.h"
 #include "stats.h"
 #include "strv.h"
 #include "verdict.h"
-
-typedef struct {
-  double threshold, alpha;
-  size_t answers[4]; /* by perf_answer */
-  size_t ab[4];      /* the same, of configurations compared across systems (an A/B, never a regression) */
-  size_t compared, unmatched, too_few;
-  junit_suite *junit; /* NULL: no JUnit file */
-} compare_totals;
 
 /* ---------------------------------------------------------------- systems */
 
@@ -164,33 +157,64 @@ static void print_change(const perf_change *c) {
   printf("  %8.2g%s", c->p_value, c->exact ? " " : "~");
 }
 
+/* The table's line of a row. */
+static void print_row(const compare_row *r) {
+  print_config(r->new_ ? r->new_ : r->old, r->systems);
+  if (r->kind == COMPARE_ONLY_OLD || r->kind == COMPARE_ONLY_NEW) {
+    printf(" only in %s\n", r->kind == COMPARE_ONLY_OLD ? "OLD" : "NEW");
+    return;
+  }
+  printf(" %3zu %3zu", r->old->timed, r->new_->timed);
+  if (r->kind == COMPARE_TOO_FEW) {
+    printf("  too few repetitions to judge (need 2 per side)\n");
+    return;
+  }
+  printf("  %10.4g %10.4g", r->old->fom_median, r->new_->fom_median);
+  print_change(&r->change);
+  print_detectable(r->change.detectable);
+  print_measured(r->old, r->new_);
+  printf("  %s\n", r->answer_text);
+}
+
+/* A row printed, or kept for the summary. */
+static int emit(compare_totals *t, const compare_row *r) {
+  if (!t->collect) {
+    print_row(r);
+    return MAPP_OK;
+  }
+  if (t->nrows == t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    compare_row *grown = realloc(t->rows, cap * sizeof *grown);
+    if (!grown) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory keeping %zu compared configurations", cap);
+    t->rows = grown;
+    t->cap = cap;
+  }
+  t->rows[t->nrows++] = *r;
+  return MAPP_OK;
+}
+
 static int compare_one(const result_group *old, const result_group *new_, compare_totals *totals) {
-  char systems[96], answer_text[128];
-  bool across;
-  MAPP_TRY(pair_systems(old, new_, systems, sizeof systems, &across));
-  print_config(new_, systems);
+  compare_row row = {.kind = COMPARE_JUDGED, .old = old, .new_ = new_};
+  MAPP_TRY(pair_systems(old, new_, row.systems, sizeof row.systems, &row.across));
   if (old->timed < 2 || new_->timed < 2) {
     ++totals->too_few;
-    printf(" %3zu %3zu  too few repetitions to judge (need 2 per side)\n", old->timed, new_->timed);
+    row.kind = COMPARE_TOO_FEW;
+    MAPP_TRY(emit(totals, &row));
     return junit_compare_case(totals, new_, JUNIT_SKIPPED, "too few repetitions to judge (need 2 per side)", NULL, 0);
   }
-  perf_change c;
-  MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, &c));
-  perf_answer answer = perf_judge(&c, totals->threshold, totals->alpha);
+  perf_change *c = &row.change;
+  MAPP_TRY(perf_compare(old->foms, old->timed, new_->foms, new_->timed, totals->alpha, c));
+  row.answer = perf_judge(c, totals->threshold, totals->alpha);
   /* a side whose figures cannot carry an answer leaves it inconclusive, whatever the statistics say */
   if (!verdict_figures_trusted(old->verdict.kind) || !verdict_figures_trusted(new_->verdict.kind))
-    answer = PERF_INCONCLUSIVE;
+    row.answer = PERF_INCONCLUSIVE;
   /* two machines: an A/B of systems, never a regression of the code */
-  ++(across ? totals->ab : totals->answers)[answer];
-  totals->compared += !across;
-  if (across) ab_answer_text(answer, systems, answer_text, sizeof answer_text);
-  else snprintf(answer_text, sizeof answer_text, "%s", perf_answer_name(answer));
-  printf(" %3zu %3zu  %10.4g %10.4g", old->timed, new_->timed, old->fom_median, new_->fom_median);
-  print_change(&c);
-  print_detectable(c.detectable);
-  print_measured(old, new_);
-  printf("  %s\n", answer_text);
-  return junit_compared(totals, old, new_, &c, answer, answer_text, systems, across);
+  ++(row.across ? totals->ab : totals->answers)[row.answer];
+  totals->compared += !row.across;
+  if (row.across) ab_answer_text(row.answer, row.systems, row.answer_text, sizeof row.answer_text);
+  else snprintf(row.answer_text, sizeof row.answer_text, "%s", perf_answer_name(row.answer));
+  MAPP_TRY(emit(totals, &row));
+  return junit_compared(totals, old, new_, c, row.answer, row.answer_text, row.systems, row.across);
 }
 
 /* A configuration on one side only ("only in OLD"). */
@@ -198,15 +222,19 @@ static int compare_unmatched(const result_group *g, const char *side, compare_to
   char *systems = systems_of(g->records, g->timed), message[16];
   if (!systems) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   ++totals->unmatched;
-  print_config(g, systems);
-  printf(" only in %s\n", side);
+  bool old_side = strcmp(side, "OLD") == 0;
+  compare_row row = {.kind = old_side ? COMPARE_ONLY_OLD : COMPARE_ONLY_NEW, .old = old_side ? g : NULL,
+                     .new_ = old_side ? NULL : g};
+  snprintf(row.systems, sizeof row.systems, "%s", systems);
   free(systems);
+  MAPP_TRY(emit(totals, &row));
   snprintf(message, sizeof message, "only in %s", side);
   return junit_compare_case(totals, g, JUNIT_SKIPPED, message, NULL, 0);
 }
 
 static int compare_tables(const group_table *old, const group_table *new_, compare_totals *totals) {
-  printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %-16s %3s %3s  %10s %10s  %-23s  %9s  %10s  %-19s  %s\n", "app",
+  if (!totals->collect)
+    printf("%-9s %-9s %-7s %-10s %-6s %-3s %-3s %-12s %-16s %3s %3s  %10s %10s  %-23s  %9s  %10s  %-19s  %s\n", "app",
          "variant", "backend", "size", "scale", "n", "t", "setting", "system", "old", "new", "old FOM", "new FOM",
          "new/old [95% CI]", "p (U)", "detectable", "measured", "verdict");
   for (size_t i = 0; i < new_->count; ++i) {
@@ -219,13 +247,17 @@ static int compare_tables(const group_table *old, const group_table *new_, compa
 }
 
 /* Before the table, when OLD and NEW come from different systems: both
- * named, and what the comparison is then. */
-static int print_systems(const json_t *old_records, const json_t *new_records) {
+ * named, and what the comparison is then (the summary keeps the line). */
+static int print_systems(const json_t *old_records, const json_t *new_records, compare_totals *t) {
   char *a = records_systems(old_records), *b = records_systems(new_records);
   int status = a && b ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
-  if (status == MAPP_OK && strcmp(a, b) != 0)
-    printf("OLD and NEW come from different systems (OLD: %s; NEW: %s): a configuration measured on different "
-           "systems is compared as an A/B of systems (new/old: %s against %s), never as a regression\n", a, b, b, a);
+  if (status == MAPP_OK && strcmp(a, b) != 0) {
+    t->systems_note = str_printf("OLD and NEW come from different systems (OLD: %s; NEW: %s): a configuration measured "
+                                 "on different systems is compared as an A/B of systems (new/old: %s against %s), "
+                                 "never as a regression", a, b, b, a);
+    if (!t->systems_note) status = mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+    else if (!t->collect) printf("%s\n", t->systems_note);
+  }
   free(a);
   free(b);
   return status;
@@ -245,23 +277,33 @@ static void print_summary(const compare_totals *t) {
            t->ab[PERF_INCONCLUSIVE]);
 }
 
+/* The summary of a finished comparison on stdout. */
+static int print_markdown(const compare_totals *t, const char *old_path, const char *new_path, const char *report_url) {
+  char *text = NULL;
+  MAPP_TRY(perfcompare_markdown(t, old_path, new_path, report_url, &text));
+  fputs(text, stdout);
+  free(text);
+  return MAPP_OK;
+}
+
 int perf_compare_results(const char *old_path, const char *new_path, double threshold, double alpha,
-                         const selection *select, const char *junit_path) {
-  compare_totals totals = {.threshold = threshold, .alpha = alpha};
+                         const selection *select, const char *junit_path, const perf_compare_output *output) {
+  compare_totals totals = {.threshold = threshold, .alpha = alpha, .collect = output && output->markdown};
   json_t *old_records = NULL, *new_records = NULL;
   group_table old = {0}, new_ = {0};
   int status = junit_path ? junit_check_path(junit_path) : MAPP_OK;
   if (status == MAPP_OK && junit_path) status = junit_suite_new("compare", &totals.junit);
   if (status == MAPP_OK) status = load_groups(old_path, select, &old_records, &old);
   if (status == MAPP_OK) status = load_groups(new_path, select, &new_records, &new_);
-  if (status == MAPP_OK) status = print_systems(old_records, new_records);
+  if (status == MAPP_OK) status = print_systems(old_records, new_records, &totals);
   if (status == MAPP_OK) status = compare_tables(&old, &new_, &totals);
   if (status == MAPP_OK && totals.junit) status = junit_write(totals.junit, junit_path);
-  if (status == MAPP_OK) {
-    print_summary(&totals);
-    if (totals.answers[PERF_SLOWER]) status = MAPP_ERR_VERIFY;
-  }
+  if (status == MAPP_OK && totals.collect) status = print_markdown(&totals, old_path, new_path, output->report_url);
+  else if (status == MAPP_OK) print_summary(&totals);
+  if (status == MAPP_OK && totals.answers[PERF_SLOWER]) status = MAPP_ERR_VERIFY;
   junit_suite_free(totals.junit);
+  free(totals.rows);
+  free(totals.systems_note);
   group_table_free(&old);
   group_table_free(&new_);
   json_decref(old_records);
