@@ -31,6 +31,12 @@
  *       memcpy in a loop, a replayed subgraph of 256 copy ops planned at
  *       compile, 256 sg_launch_copy; copy/task_op: the same subgraph with
  *       empty tasks for ops (what a copy op costs over a task op);
+ *   async/chain/{eager,replay-none,replay-all}/K:{50,3000}  a chain of
+ *       device tasks on the emulated device (no_comm, one point, one
+ *       worker, graph-steps 64, --device-poll-us at its default): ns per
+ *       task, and the device's figures: h_us and d_us (host issue and
+ *       device time per op), bound_ns_per_task (max(h, d) plus one
+ *       notification a replay), notifications_per_replay, max_runahead;
  *   replay/cuda/VARIANT/PATTERN  the CUDA variants at the replay rows'
  *       shape: ns_per_task from the device run alone (no setup, no
  *       capture), launch_us the host's cost of launching one replay
@@ -65,7 +71,8 @@ typedef struct {
   bool interpolate;
   long spin_us;
   tb_host_worker host_worker; /* auto (0) unless set: the app's default */
-  tb_device device;           /* the runtime's rows on the GPU: cuda */
+  tb_device device;           /* the runtime's rows on the GPU: cuda; the async rows: emulated */
+  tb_stream_ordered stream_ordered;
 } replay_case;
 
 /* tasks/s and ns per task of a run of cfg (or its error). */
@@ -94,6 +101,70 @@ static void bm_replay(mapp_bench_state *bs, void *arg) {
   report_tasks(bs, status, &cfg);
   if (st) tb_subgraph_release(st);
   tb_state_destroy(st);
+}
+
+/* ---------------------------------------------------------- async */
+
+/* The device's figures of the benchmark's runs, per op and per task: the
+ * host's issue time h, the device's time d, and the bound a replay with
+ * runahead is held to, max(h, d) per op plus one notification a replay. */
+static void report_device(mapp_bench_state *bs, const tb_config *cfg, const sg_device_stats *d) {
+  double h_us = d->issued_ops ? (double)d->issue_ns * 1e-3 / (double)d->issued_ops : 0.0;
+  double d_us = d->kernels ? (double)d->kernel_ns * 1e-3 / (double)d->kernels : 0.0;
+  double replays = (double)mapp_bench_iterations(bs) * (double)(cfg->steps / cfg->graph_steps);
+  double ops_per_replay = (double)(cfg->width * cfg->graph_steps) / (double)cfg->workers;
+  double bound_us = (h_us > d_us ? h_us : d_us) + (double)cfg->device_poll_ns * 1e-3 / ops_per_replay;
+  mapp_bench_set_counter(bs, "h_us", h_us, MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "d_us", d_us, MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "bound_ns_per_task", bound_us * 1e3, MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "notifications_per_replay", replays ? (double)d->notifications / replays : 0.0,
+                         MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(bs, "max_runahead", (double)d->max_runahead, MAPP_BENCH_COUNTER_DEFAULT);
+}
+
+/* A chain on the emulated device (no_comm, one point, one worker), as the
+ * async sweep's: eager, the replay without runahead (stream order promised
+ * by none) and with it (by all). */
+static void bm_async(mapp_bench_state *bs, void *arg) {
+  const replay_case *rc = arg;
+  tb_config cfg = {.pattern = rc->pattern, .width = rc->width, .steps = rc->steps, .radix = 3,
+                   .iterations = rc->iterations, .kernel = TB_KERNEL_COMPUTE, .scratch_bytes = 64,
+                   .workers = rc->workers, .spin_us = rc->spin_us, .graph_steps = rc->graph_steps,
+                   .in_flight = rc->in_flight, .device = TB_DEVICE_EMULATED, .stream_ordered = rc->stream_ordered,
+                   .device_poll_ns = (long)(TB_DEVICE_POLL_US * 1e3)};
+  tb_state *st = NULL;
+  sg_device_stats d = {0};
+  int status = tb_state_create(&cfg, MPI_COMM_WORLD, &st);
+  if (status == MAPP_OK && rc->variant == TB_VARIANT_SUBGRAPH) status = tb_subgraph_prepare(st); /* untimed */
+  if (status == MAPP_OK) sg_runtime_device_stats_reset(st->rt);
+  while (status == MAPP_OK && mapp_bench_keep_running(bs))
+    status = rc->variant == TB_VARIANT_EAGER ? tb_run_eager(st) : tb_run_subgraph(st);
+  if (status == MAPP_OK) sg_runtime_device_stats(st->rt, &d);
+  report_tasks(bs, status, &cfg);
+  if (status == MAPP_OK) report_device(bs, &cfg, &d);
+  if (st) tb_subgraph_release(st);
+  tb_state_destroy(st);
+}
+
+static int register_async(replay_case *cases, int *n, const mapp_bench_options *opt) {
+  static const long kernel_lengths[2] = {50, 3000}; /* h about d; d about 20 h */
+  static const struct {
+    const char *name;
+    tb_variant variant;
+    tb_stream_ordered ordered;
+  } modes[3] = {{"eager", TB_VARIANT_EAGER, TB_STREAM_ORDERED_ALL},
+                {"replay-none", TB_VARIANT_SUBGRAPH, TB_STREAM_ORDERED_NONE},
+                {"replay-all", TB_VARIANT_SUBGRAPH, TB_STREAM_ORDERED_ALL}};
+  for (int k = 0; k < 2; ++k)
+    for (int m = 0; m < 3; ++m) {
+      replay_case *c = &cases[(*n)++];
+      *c = (replay_case){.variant = modes[m].variant, .pattern = TB_NO_COMM, .width = 1, .graph_steps = 64,
+                         .iterations = kernel_lengths[k], .steps = 1024, .workers = 1, .in_flight = 4,
+                         .spin_us = 100, .stream_ordered = modes[m].ordered};
+      snprintf(c->name, sizeof c->name, "async/chain/%s/K:%ld", modes[m].name, kernel_lengths[k]);
+      MAPP_TRY(mapp_bench_register(c->name, bm_async, c, opt));
+    }
+  return MAPP_OK;
 }
 
 /* ---------------------------------------------------------- cuda */
@@ -440,7 +511,7 @@ static int register_launch_and_copies(replay_case *cases, int *n, const mapp_ben
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  static replay_case cases[48];
+  static replay_case cases[64];
   static cost_case costs[5] = {{"eager_cost/event_create_trigger", COST_EVENT},
                                {"eager_cost/precondition_register_fire", COST_WAITER},
                                {"eager_cost/launch_queue_run_trigger", COST_QUEUE},
@@ -486,6 +557,7 @@ int main(int argc, char **argv) {
     status = mapp_bench_register(spin_names[i], bm_handoff, &spins[i], &opt);
   }
   if (status == MAPP_OK) status = register_launch_and_copies(cases, &n, &opt);
+  if (status == MAPP_OK) status = register_async(cases, &n, &opt);
   if (status == MAPP_OK) status = register_cuda(cases, &n, patterns, &opt);
   if (status == MAPP_OK) status = mapp_latency_register(); /* what the replay's hand-offs are bound by */
   if (status == MAPP_OK) status = mapp_stream_register(0); /* what the 64 KiB copies are bound by */
