@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the project's Markdown pages: links, anchors, runnable commands, size.
 
-    ci/check-links.py [--root DIR] [--max-readme-bytes N] [--no-self-test] [PAGE...]
+    ci/check-links.py [--root DIR] [--max-readme-bytes N] [--max-app-readme-bytes N]
+                      [--max-harness-readme-bytes N] [--no-self-test] [PAGE...]
 
 Pages (default): README.md, docs/**/*.md, harness/**/README.md and
 miniapps/*/README.md. For each page:
@@ -24,12 +25,18 @@ Every YAML file a page links to (`.yml`, `.yaml`) and every one under
 docs/ (the CI jobs shown there) must parse as YAML (PyYAML, Debian's
 python3-yaml; without it each such file is a problem).
 
-README.md must be at most --max-readme-bytes (12500) bytes.
+Sizes: README.md at most --max-readme-bytes (12500) bytes, every
+miniapps/*/README.md at most --max-app-readme-bytes (20000: what the app
+is, how to run it, its current figures and its files; dated measurements
+go to docs/<app>-performance.md) and harness/README.md at most
+--max-harness-readme-bytes (12000: the code map; the user's manual is in
+docs/). Each page too large is one line naming it, its size and the limit.
 
 Before the pages, the checker checks itself on a planted tree (a broken
-link, a broken anchor, a runnable command that does not exist, a README too
-large, a linked YAML file and one under docs/ that do not parse) and fails
-if it misses any (--no-self-test skips this).
+link, a broken anchor, a runnable command that does not exist, a README,
+an app's README or harness/README.md too large, a linked YAML file and one
+under docs/ that do not parse) and fails if it misses any (--no-self-test
+skips this).
 
 Exit status: 0 all good, 1 a problem (one line each, FILE:LINE: what), 2
 bad usage.
@@ -301,7 +308,17 @@ def check_yaml(root, rel):
     return []
 
 
-def check(root, pages, max_readme, yaml_checked=None):
+def size_limits(root, max_readme, max_app_readme, max_harness_readme):
+    """(page, limit) of every page with a size limit that exists under root."""
+    out = [("README.md", max_readme), (os.path.join("harness", "README.md"), max_harness_readme)]
+    mini = os.path.join(root, "miniapps")
+    if os.path.isdir(mini):
+        for app in sorted(os.listdir(mini)):
+            out.append((os.path.join("miniapps", app, "README.md"), max_app_readme))
+    return [(rel, limit) for rel, limit in out if limit > 0 and os.path.isfile(os.path.join(root, rel))]
+
+
+def check(root, pages, max_readme, yaml_checked=None, max_app_readme=20000, max_harness_readme=12000):
     root = os.path.abspath(root)
     problems = []
     cache = {}
@@ -355,12 +372,10 @@ def check(root, pages, max_readme, yaml_checked=None):
         problems += check_yaml(root, rel)
     if yaml_checked is not None:
         yaml_checked.extend(parsed)
-    readme = os.path.join(root, "README.md")
-    if os.path.isfile(readme) and max_readme > 0:
-        size = os.path.getsize(readme)
-        if size > max_readme:
-            problems.append("README.md: %d bytes, more than %d: move the detail into docs/"
-                            % (size, max_readme))
+    for rel, limit in size_limits(root, max_readme, max_app_readme, max_harness_readme):
+        size = os.path.getsize(os.path.join(root, rel))
+        if size > limit:
+            problems.append("%s: %d bytes, more than %d: move the detail into docs/" % (rel, size, limit))
     return problems
 
 
@@ -381,6 +396,8 @@ def self_test():
         "a missing argument path": ("README.md", RUNNABLE_MARK + "\n```\nci/go.sh harness/gone.yaml\n```\n",
                                     "harness/gone.yaml: no such file"),
         "a README too large": ("README.md", "x" * 300 + "\n", "more than"),
+        "an app's README too large": ("miniapps/x/README.md", "x" * 300 + "\n", "miniapps/x/README.md: "),
+        "harness/README.md too large": ("harness/README.md", "x" * 300 + "\n", "harness/README.md: "),
         "a venv no script makes": ("README.md", RUNNABLE_MARK + "\n```\nbuild/gone-venv/bin/python x.py\n```\n",
                                    "no ci/gone-venv.sh makes"),
         "a linked YAML file that does not parse": ("README.md", "[job](harness/job.yml)\n",
@@ -395,9 +412,11 @@ def self_test():
             os.makedirs(os.path.join(d, "docs"))
             os.makedirs(os.path.join(d, "ci"))
             os.makedirs(os.path.join(d, "harness"))
+            os.makedirs(os.path.join(d, "miniapps", "x"))
             files = {"README.md": good_readme, "docs/a.md": "# The page\n\nBack: [r](../README.md#t).\n",
                      "docs/f.png": "", "harness/s.yaml": "",
-                     "CMakeLists.txt": "add_executable(mapp-x main.c)\n"}
+                     "CMakeLists.txt": "add_executable(mapp-x main.c)\n",
+                     "harness/README.md": "# H\n", "miniapps/x/README.md": "# X\n"}
             for name, body in files.items():
                 with open(os.path.join(d, name), "w") as f:
                     f.write(body)
@@ -405,7 +424,7 @@ def self_test():
                 f.write("#!/bin/sh\n")
             os.chmod(os.path.join(d, "ci/go.sh"), 0o755)
             limit = len(good_readme) + 200
-            clean = check(d, ["README.md", "docs/a.md"], limit)
+            clean = check(d, ["README.md", "docs/a.md"], limit, None, 200, 200)
             if clean:
                 failures.append("self-test: the clean tree has problems: %s" % "; ".join(clean))
                 break
@@ -416,7 +435,7 @@ def self_test():
                     os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
                     with open(os.path.join(d, name), "w") as f:
                         f.write(body)
-            found = check(d, ["README.md", "docs/a.md"], limit)
+            found = check(d, ["README.md", "docs/a.md"], limit, None, 200, 200)
             if not any(expect in p for p in found):
                 failures.append("self-test: %s was not found (got: %s)" % (what, "; ".join(found) or "nothing"))
     return failures
@@ -426,6 +445,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     ap.add_argument("--max-readme-bytes", type=int, default=12500)
+    ap.add_argument("--max-app-readme-bytes", type=int, default=20000)
+    ap.add_argument("--max-harness-readme-bytes", type=int, default=12000)
     ap.add_argument("--no-self-test", action="store_true")
     ap.add_argument("pages", nargs="*")
     args = ap.parse_args()
@@ -436,14 +457,18 @@ def main():
     problems = [] if args.no_self_test else self_test()
     pages = args.pages or default_pages(root)
     parsed = []
-    problems += check(root, pages, args.max_readme_bytes, parsed)
+    problems += check(root, pages, args.max_readme_bytes, parsed,
+                      args.max_app_readme_bytes, args.max_harness_readme_bytes)
     for p in problems:
         print(p)
     if problems:
         print("check-links: %d problem(s) in %d page(s)" % (len(problems), len(pages)))
         return 1
+    sizes = size_limits(root, args.max_readme_bytes, args.max_app_readme_bytes, args.max_harness_readme_bytes)
     print("check-links: %d pages, every link, anchor and runnable command resolves; %d YAML files parse; "
-          "README.md %d bytes" % (len(pages), len(parsed), os.path.getsize(os.path.join(root, "README.md"))))
+          "%d pages within their size limits (%s)"
+          % (len(pages), len(parsed), len(sizes),
+             ", ".join("%s %d/%d" % (rel, os.path.getsize(os.path.join(root, rel)), limit) for rel, limit in sizes)))
     return 0
 
 
