@@ -55,12 +55,27 @@ case $case_ in
     echo "another time step: $(grep -c ' FAIL (' other.txt) of 3 fields FAIL"
     ;;
   answer_tiny_orchestrated)
-    # build, then run from DaCe's cache, then build-and-run: each the baseline's answer.
+    # build (Pace's pipeline, per-step calls: the defaults), then run from
+    # DaCe's cache, then build-and-run: each the baseline's answer; the
+    # record names the pipeline and the passes that ran. Then DaCe's default
+    # pipeline with the time loop inside the program, for comparison.
     cache=$work/dacecache
     "$exe" --size tiny --variant build --cache "$cache" --result build.json || fail "build exited $?"
-    [ -d "$cache/mapp_stencil_gt4py_step/build" ] || fail "no program in $cache after build"
+    [ -d "$cache/mapp_stencil_gt4py_pace_per_step/build" ] || fail "no program in $cache after build"
+    "$py" - build.json <<'PY' || fail "the build's record does not name Pace's pipeline and its passes"
+import json, sys
+a = json.loads(open(sys.argv[1]).read().splitlines()[-1])["app_data"]
+assert a["dace_pipeline"] == "pace" and a["calls"] == "per-step", (a["dace_pipeline"], a["calls"])
+names = [p["name"] for p in a["dace_passes"]]
+want = ["parse", "register_storage", "make_transients_persistent", "simplify", "splittable_region_expansion",
+        "expand_library_nodes", "simplify", "compile"]
+assert names == want, names
+assert a["dace_settings"]["compiler.cpu.openmp_sections"] is False, a["dace_settings"]
+print("passes:", ", ".join(f"{p['name']} {p['seconds']:.2f} s" for p in a["dace_passes"]))
+PY
     answer run --cache "$cache"
     answer build-and-run --cache "$cache"
+    answer build-and-run --cache "$cache" --dace-pipeline default --calls per-run
     refused --size tiny --variant run --cache "$work/no-such-cache"
     ;;
   harness)

@@ -328,7 +328,8 @@ class Step:
     """The 27 calls, each a Frozen stencil (c00 ... c26). `run` is the time
     loop, written out call by call so that DaCe can parse it (no lists, no
     dynamic Python): called from Python it is the seed's Python mode; under
-    dace.method it is the orchestrated program."""
+    dace.method it is the orchestrated program of --calls per-run. `step` is
+    one step, the same calls: the orchestrated program of --calls per-step."""
 
     def __init__(self, stencils, nx, ny):
         for k, (name, _, _, _, extent) in enumerate(CALLS):
@@ -367,14 +368,55 @@ class Step:
             self.c25(coriolis_v, bernoulli, damping_v, tendency_v, rdy)
             self.c26(v, tendency_v, dt)
 
+    # One step, the same 27 calls: orchestrated, the program of --calls
+    # per-step, which Python calls once a step (as Pace calls its
+    # orchestrated step from its time loop).
+    def step(self, h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
+             mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v, fcor,
+             dt: float, rdx: float, rdy: float, g: float, nu: float):
+        self.c00(h)
+        self.c01(u)
+        self.c02(v)
+        self.c03(h, u, h_face_x)
+        self.c04(u, h_face_x, flux_x)
+        self.c05(h, flux_x, h_x, dt, rdx)
+        self.c06(h_x, v, h_face_y)
+        self.c07(v, h_face_y, flux_y)
+        self.c08(h_x, flux_y, h, dt, rdy)
+        self.c09(h)
+        self.c10(u, v, div, rdx, rdy)
+        self.c11(u, v, ke)
+        self.c12(h, h_corner)
+        self.c13(v, h, mass_flux_v)
+        self.c14(h, ke, bernoulli, g)
+        self.c15(u, v, zeta, rdx, rdy)
+        self.c16(zeta, h_corner, fcor, pv)
+        self.c17(pv, mass_flux_v, coriolis_u)
+        self.c18(div, damping_u, nu, rdx)
+        self.c19(div, damping_v, nu, rdy)
+        self.c20(coriolis_u, bernoulli, damping_u, tendency_u, rdx)
+        self.c21(u, tendency_u, dt)
+        self.c22(u)
+        self.c23(u, h, mass_flux_u)
+        self.c24(pv, mass_flux_u, coriolis_v)
+        self.c25(coriolis_v, bernoulli, damping_v, tendency_v, rdy)
+        self.c26(v, tendency_v, dt)
+
 
 def check_table():
-    """The call list is the C's: 27 calls, and `run` calls each with the
-    fields CALLS names (a mismatch would be a silent wrong answer)."""
+    """The call list is the C's: 27 calls, and `run` and `step` call each
+    with the fields CALLS names, in CALLS's order (a mismatch would be a
+    silent wrong answer)."""
     import inspect
     assert len(CALLS) == 27
-    src = inspect.getsource(Step.run)
-    for k, (name, _, fields, scalars, _) in enumerate(CALLS):
-        line = f"self.c{k:02d}({', '.join(fields + scalars)})"
-        if line not in src:
-            raise AssertionError(f"Step.run does not call {name} as {line}")
+    for method in (Step.run, Step.step):
+        src = inspect.getsource(method)
+        at = 0
+        for k, (name, _, fields, scalars, _) in enumerate(CALLS):
+            line = f"self.c{k:02d}({', '.join(fields + scalars)})"
+            found = src.find(line, at)
+            if found < 0:
+                raise AssertionError(f"Step.{method.__name__} does not call {name} as {line} after call {k - 1}")
+            at = found + len(line)
+        if src.count("self.c") != len(CALLS):
+            raise AssertionError(f"Step.{method.__name__} makes {src.count('self.c')} calls, not {len(CALLS)}")
