@@ -146,8 +146,8 @@ static void bm_load_warm(mapp_bench_state *st, void *arg) {
   free(src);
 }
 
-/* The call through the loaded symbol alone (the seed's "fast path": 6.6 µs
- * a call in DaCe): a generated program with no stencil in it, built into
+/* The call through the loaded symbol alone (what the seed's "fast path"
+ * of a cached program comes down to): a generated program with no stencil in it, built into
  * the cache and loaded like any other, called in a loop. */
 static void bm_loaded_call(mapp_bench_state *st, void *arg) {
   (void)arg;

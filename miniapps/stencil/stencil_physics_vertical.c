@@ -17,7 +17,7 @@
 #define DIFFUSION 0.5   /* kappa / dp (kappa holding dt): a strongly coupled system */
 #define MIX 0.1         /* remap exchange fraction */
 
-/* Bounds (measured, with margin; README.md). */
+/* Bounds (measured, with margin; docs/stencil-programs.md). */
 #define MASS_BOUND 1e-12     /* relative change of tracer mass and thickness */
 #define CONSTANT_BOUND 1e-13 /* largest |q - 1| of a constant tracer */
 #define RESIDUAL_BOUND 1e-12 /* largest |A x - d| / |d| of the solve */
