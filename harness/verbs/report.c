@@ -14,6 +14,7 @@
 
 #include "coverage.h"
 #include "doc.h"
+#include "env.h"
 #include "fsutil.h"
 #include "headline.h"
 #include "history.h"
@@ -74,11 +75,11 @@ static int write_csv(const char *path, const json_t *records) {
 
 /* ---------------------------------------------------------------- report.md, report.html */
 
-static int write_sections(doc *d, const report_context *ctx, const group_table *table, const coverage_table *coverage,
-                          const json_t *records) {
+static int write_sections(doc *d, const report_context *ctx, const group_table *table,
+                          const headline_sources *headlines, const coverage_table *coverage, const json_t *records) {
   doc_heading(d, 1, "mapp results: %s", ctx->name);
   if (ctx->description) doc_para(d, "%s", ctx->description);
-  MAPP_TRY(headline_write(d, table));
+  MAPP_TRY(headline_write(d, table, headlines));
   coverage_write(d, coverage);
   coverage_write_missing(d, records);
   report_write_machine(d, records, ctx->refs);
@@ -102,6 +103,15 @@ typedef struct {
   char *text; /* the summary written (malloc'd) */
 } summary_request;
 
+/* Each app's headline pair, from its --list on the environment's app path. */
+static int query_headlines(const char *env_path, const group_table *table, headline_sources *headlines) {
+  harness_env env;
+  MAPP_TRY(env_load(env_path, &env));
+  int status = headline_sources_query(table, &env, headlines);
+  env_free(&env);
+  return status;
+}
+
 /* report.md and report.html: one pass over the content, two renderings;
  * the summary (when asked) from the same groups and coverage. */
 static int write_report(const char *md_path, const char *html_path, const report_context *ctx, const json_t *records,
@@ -110,17 +120,21 @@ static int write_report(const char *md_path, const char *html_path, const report
   double precision = ctx->spec ? ctx->spec->measure.precision : VERDICT_DEFAULT_PRECISION;
   MAPP_TRY(stats_group_at(records, precision, &table));
   coverage_table coverage = {0};
+  headline_sources headlines = {0};
   char *title = str_printf("mapp results: %s", ctx->name);
   int status = title ? coverage_collect(records, &coverage) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  if (status == MAPP_OK) status = query_headlines(ctx->env_path, &table, &headlines);
   doc d;
   if (status == MAPP_OK) status = doc_open(&d, ctx->dir, title, md_path, html_path);
   if (status == MAPP_OK) {
-    status = write_sections(&d, ctx, &table, &coverage, records);
+    status = write_sections(&d, ctx, &table, &headlines, &coverage, records);
     int closed = doc_close(&d);
     if (status == MAPP_OK) status = closed;
   }
   if (status == MAPP_OK && summary->markdown)
-    status = report_summary(ctx, &table, &coverage, records, html_path, summary->report_url, &summary->text);
+    status = report_summary(ctx, &table, &headlines, &coverage, records, html_path, summary->report_url,
+                            &summary->text);
+  headline_sources_free(&headlines);
   coverage_table_free(&coverage);
   group_table_free(&table);
   free(title);
@@ -179,7 +193,8 @@ static int print_outcome(const char *md, const char *html, const char *csv, cons
   return md_summary_append_step(summary->text);
 }
 
-static int report(const char *results_arg, const char *reference, const selection *select, summary_request *summary) {
+static int report(const char *results_arg, const char *reference, const char *env_path, const selection *select,
+                  summary_request *summary) {
   char *results_file = results_file_of(results_arg);
   char *dir = results_file ? path_dirname(results_file) : NULL;
   char *name = dir ? path_stem(dir, "") : NULL;
@@ -201,7 +216,7 @@ static int report(const char *results_arg, const char *reference, const selectio
   bool have_models = false;
   if (status == MAPP_OK) status = model_set_load(dir, &models, &have_models);
   report_context ctx = {.dir = dir, .name = name, .description = spec.description, .refs = &refs, .images = &images,
-                        .spec = have_spec ? &spec : NULL, .models = &models};
+                        .spec = have_spec ? &spec : NULL, .models = &models, .env_path = env_path};
   if (status == MAPP_OK) status = write_report(md, html, &ctx, records, summary);
   model_set_free(&models);
   if (status == MAPP_OK) status = write_csv(csv, records);
@@ -256,7 +271,7 @@ static int combine(const verb_args *args, const char *out, char **combined) {
 }
 
 int verb_report(int argc, char **argv) {
-  const char *reference = NULL, *out = NULL, *format = "text";
+  const char *reference = NULL, *out = NULL, *format = "text", *env_path = NULL;
   summary_request summary = {0};
   selection select = {0};
   const mapp_option opts[] = {
@@ -264,6 +279,8 @@ int verb_report(int argc, char **argv) {
       SELECTION_OPTIONS(&select),
       {.name = "out", .kind = MAPP_OPT_STRING, .dest = &out, .default_text = "the results folder",
        .help = "write the report (of one or several folders combined) into this folder"},
+      {.name = "env", .kind = MAPP_OPT_STRING, .dest = &env_path, .default_text = "envs/local.yaml",
+       .help = "environment whose app path the apps are found on (each app's --list declares its headline)"},
       MD_FORMAT_OPTION(&format),
       MD_REPORT_URL_OPTION(&summary.report_url, "the path of RESULTS/report.html"),
       MAPP_OPTION_END};
@@ -285,7 +302,7 @@ int verb_report(int argc, char **argv) {
   if (status == MAPP_OK && !args.help_shown && out) status = combine(&args, out, &combined);
   summary.markdown = strcmp(format, "markdown") == 0;
   if (status == MAPP_OK && !args.help_shown)
-    status = report(combined ? combined : args.cli.positional[0], reference, &select, &summary);
+    status = report(combined ? combined : args.cli.positional[0], reference, env_path, &select, &summary);
   free(combined);
   selection_free(&select);
   verb_args_free(&args);

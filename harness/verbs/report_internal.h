@@ -12,6 +12,7 @@
 
 #include "coverage.h"
 #include "doc.h"
+#include "headline.h"
 #include "model.h"
 #include "jsonutil.h"
 #include "reference.h"
@@ -25,6 +26,7 @@ typedef struct {
   const strv *images;
   const sweep_spec *spec; /* the results folder's spec.yaml (its tables); NULL without one */
   const model_set *models; /* RESULTS/models.json (mapp model); empty without one */
+  const char *env_path;    /* --env: whose app path the apps' --list (their headlines) is asked on */
 } report_context;
 
 /* Text as one CSV field: quoted (quotes doubled) where it holds a comma, quote or line break. */
@@ -52,7 +54,8 @@ const char *report_failure_of(const json_t *r);
 
 /* --format markdown: the summary for CI (mdsummary.h) into *text
  * (malloc'd), its link line to report_url, else to html_path. */
-int report_summary(const report_context *ctx, const group_table *t, const coverage_table *coverage,
-                   const json_t *records, const char *html_path, const char *report_url, char **text);
+int report_summary(const report_context *ctx, const group_table *t, const headline_sources *headlines,
+                   const coverage_table *coverage, const json_t *records, const char *html_path,
+                   const char *report_url, char **text);
 
 #endif

@@ -59,11 +59,12 @@ static void write_totals(md_summary *m, const group_table *t, const coverage_tab
 }
 
 /* The report's headline section, as report.md has it, a level deeper. */
-static int write_headline(md_summary *m, const report_context *ctx, const group_table *t) {
+static int write_headline(md_summary *m, const report_context *ctx, const group_table *t,
+                          const headline_sources *headlines) {
   doc d;
   char *text = NULL;
   MAPP_TRY(doc_open_text(&d, ctx->dir));
-  int status = headline_write(&d, t);
+  int status = headline_write(&d, t, headlines);
   int closed = doc_close_text(&d, &text);
   if (status == MAPP_OK) status = closed;
   if (status == MAPP_OK && text && text[0]) md_block(m, text, 1);
@@ -114,8 +115,9 @@ static void write_unchecked(md_summary *m, const coverage_table *coverage) {
   md_table_end(m);
 }
 
-int report_summary(const report_context *ctx, const group_table *t, const coverage_table *coverage,
-                   const json_t *records, const char *html_path, const char *report_url, char **text) {
+int report_summary(const report_context *ctx, const group_table *t, const headline_sources *headlines,
+                   const coverage_table *coverage, const json_t *records, const char *html_path,
+                   const char *report_url, char **text) {
   const char *address = report_url ? report_url : html_path;
   char *link = md_link_line("Full report", report_url ? report_url : "report.html", address);
   if (!link) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
@@ -125,7 +127,7 @@ int report_summary(const report_context *ctx, const group_table *t, const covera
   if (status != MAPP_OK) return status;
   md_heading(&m, 2, "mapp report: %s", ctx->name);
   write_totals(&m, t, coverage, records);
-  status = write_headline(&m, ctx, t);
+  status = write_headline(&m, ctx, t, headlines);
   if (status == MAPP_OK) status = history_summary_report(&m, ctx->dir, records, HISTORY_DEFAULT_THRESHOLD);
   if (status != MAPP_OK) {
     md_summary_free(&m);

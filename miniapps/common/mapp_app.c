@@ -517,6 +517,11 @@ static void free_run(mapp_run *run) {
   free(run);
 }
 
+static void print_list(const mapp_app *app) {
+  mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks,
+                           app->reset && app->digest, app->headline, stdout);
+}
+
 int mapp_app_main(const mapp_app *app, int argc, char **argv) {
   char prog[64];
   snprintf(prog, sizeof prog, "mapp-%s", app->name);
@@ -536,8 +541,7 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
    * app, many times a sweep). Under a launcher, its first rank answers. */
   if (status == MAPP_OK && !help && run->common.list && !MAPP_SIMULATED) {
     if (launcher_rank() == 0)
-      mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks,
-                               app->reset && app->digest, stdout);
+      print_list(app);
     free_run(run);
     return MAPP_OK;
   }
@@ -561,8 +565,7 @@ int mapp_app_main(const mapp_app *app, int argc, char **argv) {
   if (status == MAPP_OK && !help) {
     if (run->common.list) {
       if (run->mpi.rank == 0)
-        mapp_print_variants_json(app->name, app->variants, app->bitwise_variants, app->bitwise_ranks,
-                                 app->reset && app->digest, stdout);
+        print_list(app);
     } else {
       status = run_app(app, run, prog, &verdict);
     }

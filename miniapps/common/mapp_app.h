@@ -145,6 +145,7 @@ typedef struct mapp_app {
    * its own 1-rank one. */
   bool bitwise_ranks;
   const char *fom_name; /* "cell-updates/s" */
+  const mapp_headline *headline; /* NULL: the app declares none (no headline row) */
   int (*setup)(mapp_run *run, void **state);
   int (*compute)(mapp_run *run, void *state);
   /* Puts the state back where setup left it, so compute runs again from the

@@ -1,6 +1,8 @@
 #include "mapp_backend.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mapp_build_info.h"
@@ -100,8 +102,32 @@ int mapp_select_backend(const char *app, const mapp_variant_info *table, const c
   return MAPP_OK;
 }
 
+/* The sizes "a|b" as a JSON array of names. */
+static json_t *sizes_json(const char *sizes) {
+  json_t *list = json_array();
+  for (const char *s = sizes; list && *s;) {
+    size_t n = strcspn(s, "|");
+    json_array_append_new(list, json_stringn(s, n));
+    s += n + (s[n] == '|');
+  }
+  return list;
+}
+
+/* ,"headline":{...} (jansson escapes the words); nothing without one. */
+static void print_headline_json(const mapp_headline *h, FILE *out) {
+  if (!h) return;
+  json_t *obj = json_pack("{s:s,s:s,s:s,s:{s:s,s:s},s:i}", "technique", h->technique, "variant", h->variant,
+                          "backend", h->backend, "reference", "variant", h->ref_variant, "backend", h->ref_backend,
+                          "min_ranks", h->min_ranks > 0 ? h->min_ranks : 1);
+  if (obj && h->sizes) json_object_set_new(obj, "sizes", sizes_json(h->sizes));
+  char *text = obj ? json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  if (text) fprintf(out, ",\"headline\":%s", text);
+  free(text);
+  json_decref(obj);
+}
+
 void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise_variants,
-                              bool bitwise_ranks, bool repeatable, FILE *out) {
+                              bool bitwise_ranks, bool repeatable, const mapp_headline *headline, FILE *out) {
   fprintf(out, "{\"app\":\"%s\",\"bitwise_variants\":%s,\"bitwise_ranks\":%s,\"repeatable\":%s,\"variants\":[",
           app, bitwise_variants ? "true" : "false", bitwise_ranks ? "true" : "false", repeatable ? "true" : "false");
   for (const mapp_variant_info *v = table; v->name; ++v) {
@@ -122,5 +148,7 @@ void mapp_print_variants_json(const char *app, const mapp_variant_info *table, b
     }
     fprintf(out, "]}");
   }
-  fprintf(out, "]}\n");
+  fprintf(out, "]");
+  print_headline_json(headline, out);
+  fprintf(out, "}\n");
 }

@@ -81,6 +81,21 @@ typedef struct {
   bool not_alone;
 } mapp_variant_info;
 
+/* The app's headline: the ratio the harness's report opens with (its
+ * section "What each technique buys here"), the figure of merit of the
+ * technique's variant/backend over that of the variant/backend it
+ * replaces, both of one size and rank count. --list declares it
+ * ("headline") and the harness reads it from there: no table outside the
+ * app's folder names it (mapp_app.headline). */
+typedef struct {
+  const char *technique;                 /* in words: "batched CRMs over one CRM at a time" */
+  const char *variant, *backend;         /* the technique */
+  const char *ref_variant, *ref_backend; /* what it replaces */
+  int min_ranks;                         /* the fewest ranks where the technique is what it claims
+                                            (heat's tasks overlap halos across ranks: 2); 0 means 1 */
+  const char *sizes;                     /* the sizes where it works, "small|large"; NULL: every size */
+} mapp_headline;
+
 /* The row called name, or NULL. */
 const mapp_variant_info *mapp_variant_find(const mapp_variant_info *table, const char *name);
 /* The union of the table's backends. */
@@ -96,8 +111,9 @@ int mapp_select_backend(const char *app, const mapp_variant_info *table, const c
 
 /* The table as JSON on out (for `mapp list` and the generic tests): what
  * exists, what is built, whether variants and rank counts agree bit for
- * bit, and whether the app can repeat its timed phase (--min-time). */
+ * bit, whether the app can repeat its timed phase (--min-time) and its
+ * headline (NULL: none declared). */
 void mapp_print_variants_json(const char *app, const mapp_variant_info *table, bool bitwise_variants,
-                              bool bitwise_ranks, bool repeatable, FILE *out);
+                              bool bitwise_ranks, bool repeatable, const mapp_headline *headline, FILE *out);
 
 #endif

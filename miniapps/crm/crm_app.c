@@ -316,6 +316,14 @@ static void crm_destroy(void *state) {
   free(r);
 }
 
+/* The report's headline (mapp_headline): batching acts within a rank. */
+static const mapp_headline crm_headline = {
+    .technique = "batched CRMs over one CRM at a time",
+    .variant = "batched", .backend = "serial",
+    .ref_variant = "percrm", .ref_backend = "serial",
+    .min_ranks = 1,
+};
+
 const mapp_app crm_app_hooks = {
     .name = "crm",
     .variants = crm_variants,
@@ -323,6 +331,7 @@ const mapp_app crm_app_hooks = {
     .bitwise_variants = true,
     .bitwise_ranks = true,
     .fom_name = "crm-column-steps/s",
+    .headline = &crm_headline,
     .compute = crm_compute,
     .reset = crm_reset,
     .digest = crm_digest,

@@ -569,6 +569,14 @@ static void snap_destroy(void *state) {
   free(s);
 }
 
+/* The report's headline (mapp_headline): streaming acts within a rank. */
+static const mapp_headline snap_headline = {
+    .technique = "snapshots streamed over kept in memory",
+    .variant = "stream", .backend = "serial",
+    .ref_variant = "memory", .ref_backend = "serial",
+    .min_ranks = 1,
+};
+
 const mapp_app snap_app_hooks = {
     .name = "snapshots",
     .variants = snap_variants,
@@ -576,6 +584,7 @@ const mapp_app snap_app_hooks = {
     .bitwise_variants = true,
     .bitwise_ranks = true,
     .fom_name = "point-updates/s",
+    .headline = &snap_headline,
     .compute = snap_compute,
     .reset = snap_reset,
     .digest = snap_digest,

@@ -144,6 +144,7 @@ static const mapp_app app = {
     .bitwise_variants = true,
     .bitwise_ranks = true,
     .fom_name = "cell-updates/s",
+    .headline = &stencil_headline,
     .setup = setup,
     .compute = stencil_hook_compute,
     .reset = stencil_hook_reset,

@@ -246,6 +246,8 @@ void stencil_eager_free(stencil_state *s);
 
 
 /* ---- driver hooks (stencil_app.c) ---- */
+/* The report's headline pair (mapp_app.headline). */
+extern const mapp_headline stencil_headline;
 int stencil_hook_compute(mapp_run *run, void *state);
 int stencil_hook_reset(mapp_run *run, void *state);
 int stencil_hook_digest(mapp_run *run, void *state, uint64_t *digest);

@@ -6,6 +6,15 @@
 
 #include "stencil.h"
 
+/* The report's headline (mapp_headline): the step generated as one
+ * program over its stencils called one at a time; it acts within a rank. */
+const mapp_headline stencil_headline = {
+    .technique = "orchestrated program over eager stencils",
+    .variant = "build-and-run", .backend = "serial",
+    .ref_variant = "eager", .ref_backend = "serial",
+    .min_ranks = 1,
+};
+
 int stencil_hook_compute(mapp_run *run, void *state) {
   (void)run;
   stencil_state *s = state;

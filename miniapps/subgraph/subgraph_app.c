@@ -502,6 +502,14 @@ static void subgraph_destroy(void *state) {
   free(r);
 }
 
+/* The report's headline (mapp_headline): replay acts within a rank. */
+static const mapp_headline subgraph_headline = {
+    .technique = "subgraph replay over eager launches",
+    .variant = "subgraph", .backend = "serial",
+    .ref_variant = "eager", .ref_backend = "serial",
+    .min_ranks = 1,
+};
+
 const mapp_app subgraph_app_hooks = {
     .name = "subgraph",
     .variants = subgraph_variants,
@@ -509,6 +517,7 @@ const mapp_app subgraph_app_hooks = {
     .bitwise_variants = true,
     .bitwise_ranks = true,
     .fom_name = "tasks/s",
+    .headline = &subgraph_headline,
     .compute = subgraph_compute,
     .reset = subgraph_reset,
     .digest = subgraph_digest,

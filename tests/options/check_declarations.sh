@@ -11,7 +11,14 @@ bin=${1:?BIN_DIR}
 table=${2:?DECLARATIONS}
 shift 2
 apps=("$@")
-[ ${#apps[@]} -gt 0 ] || apps=(heat crm stencil snapshots subgraph)
+# Without APPs named: every mini-app of the build (mapp-NAME with no '-' in NAME, as mapp list finds them).
+if [ ${#apps[@]} -eq 0 ]; then
+  for exe in "$bin"/mapp-*; do
+    name=${exe##*/mapp-}
+    [[ $name != *-* && -f $exe && -x $exe ]] && apps+=("$name")
+  done
+fi
+[ ${#apps[@]} -gt 0 ] || { echo "check_declarations.sh: error: no mini-app in $bin" >&2; exit 2; }
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 

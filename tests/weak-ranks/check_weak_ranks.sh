@@ -13,9 +13,15 @@ trap 'rm -rf "$scratch"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-for app in heat crm stencil subgraph snapshots; do
+# Every mini-app of the build (mapp-NAME with no '-' in NAME, as mapp list finds them).
+apps=()
+for exe in "$bin"/mapp-*; do
+  name=${exe##*/mapp-}
+  [[ $name != *-* && -f $exe && -x $exe ]] && apps+=("$name")
+done
+[ ${#apps[@]} -gt 0 ] || fail "no mini-app in $bin"
+for app in "${apps[@]}"; do
   exe=$bin/mapp-$app
-  [ -x "$exe" ] || { fail "$exe is missing"; continue; }
   out=$scratch/$app.h5 rec=$scratch/$app.json
   "$exe" --quiet --size tiny --scaling weak --weak-ranks 4 --output "$out" --result "$rec" ||
     { fail "$app --weak-ranks 4 exited $?"; continue; }

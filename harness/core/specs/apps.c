@@ -101,6 +101,29 @@ static int check_contract(const json_t *root, const char *app) {
   return status;
 }
 
+static int copy_text(const json_t *obj, const char *key, char **out) {
+  *out = json_string_copy(obj, key);
+  return *out ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+}
+
+/* "headline" (the contract checked its form, contract.h). */
+static int parse_headline(const json_t *obj, app_headline *h) {
+  if (!obj) return MAPP_OK;
+  const json_t *ref = json_object_get(obj, "reference");
+  h->declared = true;
+  json_int_t min_ranks = json_integer_value(json_object_get(obj, "min_ranks"));
+  h->min_ranks = min_ranks > 0 ? (long)min_ranks : 1;
+  MAPP_TRY(copy_text(obj, "technique", &h->technique));
+  MAPP_TRY(copy_text(obj, "variant", &h->variant));
+  MAPP_TRY(copy_text(obj, "backend", &h->backend));
+  MAPP_TRY(copy_text(ref, "variant", &h->ref_variant));
+  MAPP_TRY(copy_text(ref, "backend", &h->ref_backend));
+  size_t i;
+  const json_t *size;
+  json_array_foreach(json_object_get(obj, "sizes"), i, size) MAPP_TRY(strv_push(&h->sizes, json_string_value(size)));
+  return MAPP_OK;
+}
+
 static int parse_list(const json_t *root, const char *app, app_info *info) {
   MAPP_TRY(check_contract(root, app));
   info->bitwise_ranks = json_is_true(json_object_get(root, "bitwise_ranks"));
@@ -108,6 +131,7 @@ static int parse_list(const json_t *root, const char *app, app_info *info) {
   if (!(info->baselines = strdup(baselines ? baselines : app))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   const char *peer_of = json_string_value(json_object_get(root, "peer_of"));
   if (peer_of && !(info->peer_of = strdup(peer_of))) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  MAPP_TRY(parse_headline(json_object_get(root, "headline"), &info->headline));
   return parse_variants(root, app, info);
 }
 
@@ -227,5 +251,8 @@ void app_info_free(app_info *info) {
   free(info->baselines);
   free(info->reference);
   free(info->peer_of);
+  app_headline *h = &info->headline;
+  free(h->technique), free(h->variant), free(h->backend), free(h->ref_variant), free(h->ref_backend);
+  strv_free(&h->sizes);
   *info = (app_info){0};
 }

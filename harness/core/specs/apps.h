@@ -24,6 +24,20 @@ typedef struct {
   size_t nbackends;
 } app_variant;
 
+/* The app's headline pair as its --list declares it ("headline"): the
+ * technique's variant/backend over the one it replaces, from min_ranks
+ * ranks on, at the sizes named (none: every size). The report's section
+ * "What each technique buys here" (headline.h) has one row per app that
+ * declares one. */
+typedef struct {
+  bool declared;
+  char *technique;
+  char *variant, *backend;         /* the technique */
+  char *ref_variant, *ref_backend; /* what it replaces */
+  long min_ranks;
+  strv sizes;
+} app_headline;
+
 typedef struct {
   char *name;
   char *exe;             /* the executable the app path found (absolute) */
@@ -34,6 +48,7 @@ typedef struct {
   char *reference;       /* "VARIANT/BACKEND": the first variant on its first backend (speedup's default) */
   bool bitwise_ranks;    /* one global problem's answer is the same bit for bit on any rank count */
   char *peer_of;         /* the mini-app this program is a peer of (--list's "peer_of"), or NULL */
+  app_headline headline; /* --list's "headline"; declared false without one */
 } app_info;
 
 /* Whether a variant/backend pair can run in this build. */

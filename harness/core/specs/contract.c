@@ -69,6 +69,33 @@ static int set_violation(char **violation, char *text) {
   return text ? MAPP_OK : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
 }
 
+/* Whether --list's variants name variant with backend. */
+static bool list_has(const json_t *list, const char *variant, const char *backend) {
+  size_t i, j;
+  const json_t *v, *b;
+  json_array_foreach(json_object_get(list, "variants"), i, v) {
+    if (strcmp(json_string_value(json_object_get(v, "name")), variant) != 0) continue;
+    json_array_foreach(json_object_get(v, "backends"), j, b)
+      if (strcmp(json_string_value(json_object_get(b, "name")), backend) == 0) return true;
+  }
+  return false;
+}
+
+/* The headline's two configurations are among the variants (the schema checked its form). */
+static int check_headline(const json_t *list, const char *what, char **violation) {
+  const json_t *h = json_object_get(list, "headline");
+  if (!h) return MAPP_OK;
+  const json_t *pairs[] = {h, json_object_get(h, "reference")};
+  for (size_t i = 0; i < 2; ++i) {
+    const char *variant = json_string_value(json_object_get(pairs[i], "variant"));
+    const char *backend = json_string_value(json_object_get(pairs[i], "backend"));
+    if (!list_has(list, variant, backend))
+      return set_violation(violation, str_printf("%s headline names %s/%s, which its variants do not have", what,
+                                                 variant, backend));
+  }
+  return MAPP_OK;
+}
+
 int contract_check_list(const char *program, const json_t *list, char **violation) {
   char *what = str_printf("%s --list", program);
   if (!what) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
@@ -79,6 +106,7 @@ int contract_check_list(const char *program, const json_t *list, char **violatio
   else if (status == MAPP_OK && !*violation && baselines && !app_name_plain(baselines))
     status = set_violation(violation, str_printf("%s field 'baselines' is \"%s\", not a plain app name", what,
                                                  baselines));
+  if (status == MAPP_OK && !*violation) status = check_headline(list, what, violation);
   free(what);
   return status;
 }
