@@ -269,6 +269,13 @@ probe_app_specific() {
     probe "mapp-crm a CRM beyond index range" -- "$c" --instances 4 --nx 1073741824 --nz 1073741824
     probe "mapp-crm --chunk on percrm" -- "$c" --size tiny --variant percrm --chunk 16
     probe "mapp-crm --chunk not a count" -- "$c" --size tiny --chunk 1.5
+    probe "mapp-crm --chunk 0" -- "$c" --size tiny --chunk 0
+    probe "mapp-crm --chunk with a sign" -- "$c" --size tiny --chunk +16
+    probe "mapp-crm --chunk all on percrm" -- "$c" --size tiny --variant percrm --chunk all
+    probe "mapp-crm --sypd-at zero nodes" -- "$c" --size tiny --sypd-at ne30/0
+    probe "mapp-crm --host-work-us negative" -- "$c" --size tiny --host-work-us -1
+    probe "mapp-crm --host-work-us beyond 10 s" -- "$c" --size tiny --host-work-us 1e8
+    probe "mapp-crm --dycore-exchanges negative" -- "$c" --size tiny --dycore-exchanges -1
     probe "mapp-crm --sypd-at without nodes" -- "$c" --size tiny --sypd-at ne30
     probe "mapp-crm --alloc on a CPU backend" -- "$c" --size tiny --backend serial --alloc per-phase
     probe "mapp-crm --memory on a CPU backend" -- "$c" --size tiny --backend omp --memory managed

@@ -21,6 +21,8 @@ typedef struct {
   mapp_backend backend;
   bool sync;       /* cuda: synchronise after every launch */
   long instances;  /* > 0: overrides the preset's CRM count */
+  long chunk;      /* --chunk: CRMs a block of every phase covers (0: the variant's) */
+  bool cold;       /* no spin-up: the steps from the columns, as a sweep's run times them */
   char name[64];
 } crm_bench_case;
 
@@ -31,8 +33,9 @@ static double copy_bandwidth;
 /* Spin up (untimed) to the preset's end state: small has rained by then,
  * so the timed steps run the microphysics and the rain fall, not a dry
  * atmosphere. */
-static int spin_up(crm_state *s) {
+static int spin_up(crm_state *s, bool cold) {
   int status = MAPP_OK;
+  if (cold) return status;
   for (long step = 0; status == MAPP_OK && step < s->cfg.steps * s->cfg.crm_steps; ++step) status = crm_step(s);
   return status;
 }
@@ -43,9 +46,9 @@ static int setup(const crm_bench_case *bc, crm_columns *cols, crm_state *s) {
   if (bc->instances > 0) cfg.instances = bc->instances;
   MAPP_TRY(crm_columns_alloc(cols, cfg.instances, cfg.nz, 0));
   MAPP_TRY(crm_columns_synthesize(cols, CRM_SOUNDING_TROPICAL, cfg.dz, 0.0));
-  crm_exec exec = {.variant = bc->variant, .backend = bc->backend, .sync = bc->sync};
+  crm_exec exec = {.variant = bc->variant, .backend = bc->backend, .sync = bc->sync, .chunk = bc->chunk};
   MAPP_TRY(crm_state_create(&cfg, cols, &exec, s));
-  return spin_up(s);
+  return spin_up(s, bc->cold);
 }
 
 /* Every iteration is one CRM step of the group. The model runs on for as
@@ -63,7 +66,7 @@ static void bm_crm_step(mapp_bench_state *st, void *arg) {
     if (since_start == run_steps) {
       mapp_bench_pause_timing(st);
       status = crm_state_restart(&s, &cols);
-      if (status == MAPP_OK) status = spin_up(&s);
+      if (status == MAPP_OK) status = spin_up(&s, bc->cold);
       since_start = 0;
       mapp_bench_resume_timing(st);
       if (status != MAPP_OK) break;
@@ -81,6 +84,7 @@ static void bm_crm_step(mapp_bench_state *st, void *arg) {
                              MAPP_BENCH_COUNTER_RATE);
   }
   mapp_bench_set_counter(st, "instances", (double)s.cfg.instances, MAPP_BENCH_COUNTER_DEFAULT);
+  mapp_bench_set_counter(st, "chunk", (double)s.chunk, MAPP_BENCH_COUNTER_DEFAULT);
   crm_state_free(&s);
   crm_columns_free(&cols);
 }
@@ -107,6 +111,33 @@ static int register_cuda(crm_bench_case *cases, int *n, int max, const mapp_benc
   return MAPP_OK;
 }
 
+/* PCOLS, the CAAR report's chunk: the batched step at the production CRM
+ * (64 x 50) over 133 CRMs (the report's ~800 a node over 6 GPUs) and
+ * 4,096, in blocks of 16 (E3SM's default), 64, 256 and all, from the
+ * columns without spin-up (as crm-chunks.yaml's runs); omp, and cuda
+ * (asynchronous) where a device is. Rows of one process, so chunk sizes
+ * compare as ratios of one run (--benchmark_enable_random_interleaving
+ * spreads a busy machine's noise over all of them). */
+static int register_chunks(crm_bench_case *cases, int *n, int max, const mapp_bench_options *opt) {
+  static const long crms[] = {133, 4096}, chunks[] = {16, 64, 256, 0};
+  const mapp_backend backends[] = {MAPP_BACKEND_OMP, MAPP_BACKEND_CUDA};
+  for (int b = 0; b < 2; ++b) {
+    if (!mapp_backend_built(backends[b]) || (backends[b] == MAPP_BACKEND_CUDA && mapp_cuda_device_count() == 0))
+      continue;
+    for (size_t k = 0; k < sizeof crms / sizeof crms[0]; ++k)
+      for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] && *n < max; ++c) {
+        crm_bench_case *bc = &cases[(*n)++];
+        *bc = (crm_bench_case){.size = "medium", .variant = CRM_VARIANT_BATCHED, .backend = backends[b],
+                               .instances = crms[k], .chunk = chunks[c], .cold = true};
+        char chunk[24] = "all";
+        if (chunks[c] > 0) snprintf(chunk, sizeof chunk, "%ld", chunks[c]);
+        snprintf(bc->name, sizeof bc->name, "crm_chunk/%s/%s/%ld", mapp_backend_name(backends[b]), chunk, crms[k]);
+        MAPP_TRY(mapp_bench_register(bc->name, bm_crm_step, bc, opt));
+      }
+  }
+  return MAPP_OK;
+}
+
 int main(int argc, char **argv) {
   enum { MAX_CASES = 48 };
   static crm_bench_case cases[MAX_CASES];
@@ -125,6 +156,7 @@ int main(int argc, char **argv) {
         ++n;
       }
   if (status == MAPP_OK) status = register_cuda(cases, &n, MAX_CASES, &opt);
+  if (status == MAPP_OK) status = register_chunks(cases, &n, MAX_CASES, &opt);
   if (status == MAPP_OK) status = mapp_stream_register(0);
   if (status == MAPP_OK) status = mapp_bench_main(argc, argv);
   return mapp_report_error("mapp-crm-bench", status);

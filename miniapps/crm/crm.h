@@ -261,7 +261,9 @@ extern const mapp_variant_info crm_variants[];
 
 /* Where simulated years per wall-clock day are stated: the global model's
  * spectral-element cubed sphere neN (4 x 4 points an element, 54 N^2 + 2
- * columns) on `nodes` nodes, one CRM a column. */
+ * columns: 6 N^2 elements, each owning 3 x 3 of its points (the rest shared),
+ * and 2 for the cube's corners; ne30 48,602) on `nodes` nodes, one CRM a
+ * column. */
 typedef struct {
   long ne, nodes;
   double columns_per_node;

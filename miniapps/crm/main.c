@@ -1,6 +1,7 @@
 /* mapp-crm: the command line of the batched-CRM mini-app (its own flags and
  * its config); the driver (mapp_app_main) and the run's hooks (crm_app.c)
  * do the rest. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,7 +95,8 @@ static int parse_chunk(const mapp_run *run, long *chunk) {
   if (!mapp_run_given(run, "chunk")) return MAPP_OK;
   char *end = NULL;
   long n = strcmp(args.chunk, "all") ? strtol(args.chunk, &end, 10) : 0;
-  if (end && (end == args.chunk || *end || n < 1 || n > (1L << 40)))
+  /* digits only: strtol would take ' 16' and '+16' */
+  if (end && (!isdigit((unsigned char)args.chunk[0]) || *end || n < 1 || n > (1L << 40)))
     return mapp_fail(MAPP_ERR_INPUT, "--chunk: '%s' is not a CRM count >= 1 or 'all'", args.chunk);
   if (run->variant->kind == CRM_VARIANT_PERCRM && n != 1)
     return mapp_fail(MAPP_ERR_INPUT, "--chunk %s: percrm runs one CRM a launch; chunks are the batched variant's",

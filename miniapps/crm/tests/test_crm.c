@@ -1,7 +1,8 @@
 /* crm invariants through the API: rest stays at rest, a warm bubble rises,
  * water is conserved to round-off, the projection leaves a divergence at
  * round-off, percrm and batched (serial and OpenMP) agree bit for bit,
- * and bad grids, too many sub-cycles and NaNs are reported. */
+ * --chunk and SYPD at a resolution are checked, and bad grids, too many
+ * sub-cycles and NaNs are reported. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +220,37 @@ static void test_chunks_agree(void **unused) {
   crm_state_free(&ref);
 }
 
+/* |got - want| within tol (relative above 1), printed when not. */
+static void assert_near(double got, double want, double tol) {
+  if (!(fabs(got - want) <= tol * fmax(1.0, fabs(want)))) fail_msg("%.17g is not %.17g within %g", got, want, tol);
+}
+
+/* SYPD at --sypd-at neN/NODES: 54 N^2 + 2 columns (ne30: 48,602) over the
+ * nodes, 759.4 a node for ne30/64 and ne120/1024 alike; a node running its
+ * columns' nx column-steps each CRM step of dt seconds at exactly the rate
+ * for one simulated year a wall-clock day gives 1, and the rate scales it.
+ * Text that is not neN/NODES is bad input. */
+static void test_sypd(void **unused) {
+  (void)unused;
+  crm_sypd_at at;
+  assert_int_equal(crm_sypd_parse("ne30/64", &at), MAPP_OK);
+  assert_true(at.ne == 30 && at.nodes == 64);
+  assert_near(at.columns_per_node, 48602.0 / 64.0, 1e-12);
+  assert_int_equal(crm_sypd_parse("ne120/1024", &at), MAPP_OK);
+  assert_near(at.columns_per_node, 777602.0 / 1024.0, 1e-12);
+  crm_config cfg = {.dt = 10.0, .nx = 64};
+  double year_a_day = 365.0 * at.columns_per_node * 64.0 / 10.0; /* column-steps/s */
+  assert_near(crm_sypd(&cfg, &at, year_a_day), 1.0, 1e-12);
+  assert_near(crm_sypd(&cfg, &at, 5.0 * year_a_day), 5.0, 1e-12);
+  assert_near(crm_sypd(&cfg, &at, 0.0), 0.0, 0.0);
+  const char *bad[] = {"ne30", "ne30/0", "ne0/64", "ne30/64x", "30/64", ""};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+    mapp_error_clear();
+    assert_int_equal(crm_sypd_parse(bad[b], &at), MAPP_ERR_INPUT);
+    assert_non_null(strstr(mapp_error_message(), "--sypd-at"));
+  }
+}
+
 /* A NaN appearing mid-run stops the run with a verification failure that
  * names the field, the CRM, the position and the step. */
 static void test_nan_guard(void **unused) {
@@ -279,7 +311,7 @@ int main(void) {
       cmocka_unit_test(test_rest_stays_at_rest), cmocka_unit_test(test_bubble_rises),
       cmocka_unit_test(test_water_conserved),    cmocka_unit_test(test_projection),
       cmocka_unit_test(test_variants_agree),     cmocka_unit_test(test_chunks_agree),
-      cmocka_unit_test(test_nan_guard),
+      cmocka_unit_test(test_nan_guard),         cmocka_unit_test(test_sypd),
       cmocka_unit_test(test_sub_cycles),         cmocka_unit_test(test_bad_grids),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
