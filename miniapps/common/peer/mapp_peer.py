@@ -283,6 +283,64 @@ def disturbance(a, b):
             "migrations": b["migrations"] - a["migrations"],
             "load_before": a["load"] if a["load"] >= 0 else None, "load_after": b["load"] if b["load"] >= 0 else None}
 
+def peer_threads(values):
+    """The threads a run uses, as libmapp's mapp_set_threads: on omp
+    --threads (0: OMP_NUM_THREADS, else every CPU), 1 on every other backend."""
+    if values["backend"] != "omp":
+        return 1
+    t = values["threads"]
+    if t <= 0:
+        env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+        t = int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+    return t
+
+
+class TimedRepeats:
+    """What repeat_timed measured: each iteration's seconds and its detail,
+    the fastest timed one (best), the record's timing and disturbance, and
+    how many repeated answers differ from the first (None: not repeated)."""
+
+    def __init__(self, seconds, details, best, timing, disturbance, differ):
+        self.seconds, self.details, self.best = seconds, details, best
+        self.timing, self.disturbance, self.differ = timing, disturbance, differ
+
+
+def repeat_timed(min_time, once, digest, reset=None):
+    """As mapp_app.c's run_compute: once() (the timed phase, returning its
+    seconds and a detail of the peer's) runs once, or with --min-time until
+    the timed iterations (all but the first, a warm-up) last min_time
+    together, reset() (timed apart) before each repeat; digest() after each
+    repeated iteration, so the repeats are held to the first's answer bit
+    for bit. The figure is the fastest timed iteration."""
+    seconds, details, digests, resets = [], [], [], 0.0
+    before, after_first = disturb_sample(), None
+    while True:
+        if seconds and reset:
+            t0 = now()
+            reset()
+            resets += now() - t0
+        s, detail = once()
+        seconds.append(s)
+        details.append(detail)
+        if min_time > 0:
+            digests.append(digest())
+        if after_first is None:
+            after_first = disturb_sample()
+        if min_time <= 0 or len(seconds) >= 1000000:
+            break
+        if (seconds[0] if len(seconds) == 1 else sum(seconds[1:])) >= min_time:
+            break
+    end = disturb_sample()
+    warmup = len(seconds) > 1
+    timed = seconds[1:] if warmup else seconds
+    best = (1 if warmup else 0) + min(range(len(timed)), key=lambda i: timed[i])
+    timing = {"min_time_s": min_time, "iterations": len(seconds), "warmup": warmup,
+              "timed_iterations": len(timed), "timed_s": sum(timed), "fastest_s": seconds[best],
+              "mean_s": sum(timed) / len(timed), "reset_s": resets, "seconds": seconds}
+    differ = sum(1 for d in digests if d != digests[0]) if warmup else None
+    return TimedRepeats(seconds, details, best, timing, disturbance(after_first if warmup else before, end), differ)
+
+
 def git_revision():
     here = os.path.dirname(os.path.abspath(__file__))
     try:
@@ -306,6 +364,19 @@ def attr_string(h5py, obj, name, text):
     space = h5py.h5s.create(h5py.h5s.SCALAR)
     aid = h5py.h5a.create(obj.id, name.encode(), tid, space)
     aid.write(np.array(data, dtype=f"S{len(data) + 1}"), mtype=tid)
+
+def write_provenance(h5py, np, f, app, variant, build_type, peer):
+    """The answer file's attributes as libmapp writes them: what ran, where
+    from and how, then its ranks, threads and steps."""
+    c = peer.c
+    provenance = {"app": app, "variant": variant, "backend": peer.backend, "size": c["size"],
+                  "scaling": peer.values["scaling"], "case": c["case"] or "", "git_revision": peer.git,
+                  "compiler": peer.compiler_text, "flags": peer.flags_text, "build_type": build_type,
+                  "date": utc_now(), "command": " ".join(peer.argv)}
+    for k, s in provenance.items():
+        attr_string(h5py, f, k, s)
+    for k, v in (("ranks", 1), ("threads", peer.threads), ("steps", c["nt"])):
+        f.attrs.create(k, np.int64(v), dtype=np.int64)
 
 def system_errno(e):
     import errno

@@ -46,3 +46,27 @@ if [ ! -x "$venv/bin/python" ]; then
   exit 77
 fi
 py=$venv/bin/python
+
+# peer_min_time [ARGS...]: the case min_time, the same for every peer
+# (mapp_peer.py's repeat_timed): --min-time repeats the timed phase from the
+# same start, the first run a warm-up left out, the figure the fastest of
+# the others, every repeat's answer the first's bit for bit
+# (iterations-identical). ARGS choose what the peer runs (a variant).
+peer_min_time() {
+  "$exe" --size tiny "$@" --min-time 0.3 --result repeated.json >repeated.txt || fail "--min-time 0.3 exited $?"
+  cat repeated.txt
+  grep -q "timed phase run [0-9]* times (--min-time 0.3 s)" repeated.txt || fail "no line saying what --min-time repeated"
+  "$py" - repeated.json <<'PY' || fail "the repeated run's record"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+t = r["timing"]
+assert t["iterations"] >= 2 and t["warmup"] and t["timed_iterations"] == t["iterations"] - 1, t
+assert t["fastest_s"] == min(t["seconds"][1:]) and abs(t["timed_s"] - sum(t["seconds"][1:])) < 1e-12, t
+assert t["timed_s"] >= 0.3 or t["iterations"] >= 1000000, t
+assert r["phases"]["compute"]["max"] == t["fastest_s"], (r["phases"]["compute"], t)
+same = [c for c in r["verification"]["checks"] if c["name"] == "iterations-identical"]
+assert same and same[0]["passed"], r["verification"]["checks"]
+assert r["disturbance"]["interval_s"] > 0, r["disturbance"]
+print("repeated", t["iterations"], "times; fastest", t["fastest_s"], "of", t["timed_iterations"], "timed")
+PY
+}

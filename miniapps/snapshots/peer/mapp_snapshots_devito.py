@@ -39,9 +39,9 @@ import sys
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 from mapp_peer import (  # noqa: E402
-    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, Refusal, attr_string, disturb_sample, disturbance, finish_run,
+    ANSWER, CHOICE, DOUBLE, FLAG, LONG, SIZE, STRING, Refusal, finish_run,
     git_revision, machine_json, check_outputs, common_options, mem_available, now, opt, parse_line as parse_options,
-    peer_main, print_help, system_errno, utc_now)
+    peer_main, peer_threads, print_help, repeat_timed, system_errno, utc_now, write_provenance)
 
 PROG = "mapp-snapshots-devito"
 APP = "snapshots-devito"
@@ -233,14 +233,7 @@ class Peer:
         self.checks = []
         self.app_data = {}
         self.backend = values["backend"]
-        if self.backend == "omp":
-            t = values["threads"]
-            if t <= 0:
-                env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-                t = int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
-            self.threads = t
-        else:
-            self.threads = 1
+        self.threads = peer_threads(values)
 
     # -------------------------------------------------------------- setup
     def setup(self):
@@ -434,42 +427,19 @@ class Peer:
         return h.digest()
 
     def compute(self):
-        """As mapp_app.c's run_compute: once, or with --min-time until the
-        timed iterations (all but the first, a warm-up) last min_time
-        together; the figure is the fastest timed iteration."""
-        min_time = self.values["min-time"]
-        seconds, parts, digests = [], [], []
-        before = disturb_sample()
-        after_first = None
-        while True:
+        """The gradient, repeated under --min-time (repeat_timed); the figure
+        is the fastest timed iteration, forward and adjoint apart."""
+        def once():
             fwd_s, adj_s = self.gradient()
-            seconds.append(fwd_s + adj_s)
-            parts.append((fwd_s, adj_s))
-            if min_time > 0:
-                digests.append(self.digest())
-            if after_first is None:
-                after_first = disturb_sample()
-            if min_time <= 0 or len(seconds) >= 1000000:
-                break
-            if len(seconds) == 1:
-                if seconds[0] >= min_time:
-                    break
-            elif sum(seconds[1:]) >= min_time:
-                break
-        end = disturb_sample()
-        warmup = len(seconds) > 1
-        timed = seconds[1:] if warmup else seconds
-        best = (1 if warmup else 0) + min(range(len(timed)), key=lambda i: timed[i])
-        self.compute_s = seconds[best]
-        self.forward_s, self.adjoint_s = parts[best]
+            return fwd_s + adj_s, (fwd_s, adj_s)
+
+        r = repeat_timed(self.values["min-time"], once, self.digest)
+        self.compute_s = r.seconds[r.best]
+        self.forward_s, self.adjoint_s = r.details[r.best]
         self.phases["compute"] = self.compute_s
-        self.timing = {"min_time_s": min_time, "iterations": len(seconds), "warmup": warmup,
-                       "timed_iterations": len(timed), "timed_s": sum(timed), "fastest_s": self.compute_s,
-                       "mean_s": sum(timed) / len(timed), "reset_s": 0.0, "seconds": seconds}
-        self.disturbance = disturbance(after_first if warmup else before, end)
-        if len(seconds) > 1:
-            differ = sum(1 for d in digests if d != digests[0])
-            self.check("iterations-identical", differ == 0, float(differ), 0.0)
+        self.timing, self.disturbance = r.timing, r.disturbance
+        if r.differ is not None:
+            self.check("iterations-identical", r.differ == 0, float(r.differ), 0.0)
 
     # -------------------------------------------------------------- verify
     def check(self, name, passed, value, bound):
@@ -498,14 +468,7 @@ class Peer:
         t0 = now()
         try:
             with h5py.File(path, "w") as f:
-                provenance = {"app": APP, "variant": "memory", "backend": self.backend, "size": self.c["size"],
-                              "scaling": self.values["scaling"], "case": self.c["case"] or "",
-                              "git_revision": self.git, "compiler": self.compiler_text, "flags": self.flags_text,
-                              "build_type": "devito-jit", "date": utc_now(), "command": " ".join(self.argv)}
-                for k, s in provenance.items():
-                    attr_string(h5py, f, k, s)
-                for k, v in (("ranks", 1), ("threads", self.threads), ("steps", self.c["nt"])):
-                    f.attrs.create(k, np.int64(v), dtype=np.int64)
+                write_provenance(h5py, np, f, APP, "memory", "devito-jit", self)
                 for k in ("gradient", "u_final", "rec"):
                     f.create_dataset(k, data=np.ascontiguousarray(self.answer[k], dtype=np.float64))
                 f.attrs.create("objective", np.float64(self.objective), dtype=np.float64)

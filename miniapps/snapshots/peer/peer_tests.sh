@@ -74,6 +74,15 @@ EOF
     [ "$("$exe" --size tiny --print-case)" = "case=tiny size=tiny" ] || fail "--print-case at tiny"
     [ "$("$exe" --space-order 8 --print-case)" = "case=none size=custom" ] || fail "--print-case custom"
     ;;
+  min_time) peer_min_time ;;
+  bad_output_path | bad_result_path)
+    # A path that cannot be created is refused before the work (the JIT
+    # compile and the run), one line naming it.
+    flag=--output path=/nonexistent/answer.h5
+    [ "$case_" = bad_result_path ] && flag=--result path=/nonexistent/record.json
+    refused --size tiny "$flag" "$path"
+    grep -qF -- "$flag $path: folder /nonexistent does not exist" err.txt || fail "the line does not name the path"
+    ;;
   bad_flag) refused --size tiny --no-such-flag ;;
   bad_space_order) refused --size tiny --space-order 6 ;;
   bad_backend) refused --size tiny --backend cuda ;;

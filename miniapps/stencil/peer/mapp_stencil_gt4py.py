@@ -1,8 +1,10 @@
-"""mapp-stencil-gt4py: the stencil mini-app's shallow-water step in GT4Py and DaCe.
+"""mapp-stencil-gt4py: the stencil mini-app's programs in GT4Py and DaCe.
 
 The peer of mapp-stencil (issue 39): the 27 calls of
 stencil_program_shallow_water.c as gtscript stencils (sw_stencils.py: the
-same bodies, extents, regions and order), on the same grid, from the same
+same bodies, extents, regions and order), and the 3-D programs' calls
+(vt_stencils.py, hs_stencils.py: FORWARD and BACKWARD computations over
+intervals, as FV3's vertical stencils are written), on the same grid, from the same
 initial states (--init bump|rest|geostrophic, --amplitude), with the same
 time step (--cfl), run in the seed's modes as they exist in GT4Py and DaCe:
 
@@ -28,7 +30,6 @@ and DaCe").
 """
 
 import hashlib
-import math
 import os
 import resource
 import socket
@@ -39,12 +40,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 import dace_pipeline  # noqa: E402
 from sw_options import (  # noqa: E402
-    ALIASES, OPTIONS, VARIANTS, make_config, refuse_unhonoured, refuse_value)
-from sw_physics import (  # noqa: E402
-    BETA, F0, GEOSTROPHIC_BOUND, MASS_BOUND, SPACING, arguments, c_order_sum, initial_state)
+    ALIASES, OPTIONS, PROGRAMS, VARIANTS, make_config, refuse_unhonoured, refuse_value)
 from mapp_peer import (  # noqa: E402
-    CompilerOutput, Refusal, attr_string, check_outputs, disturb_sample, disturbance, finish_run, git_revision,
-    machine_json, mem_available, now, parse_line as parse_options, peer_main, print_help, system_errno, utc_now)
+    CompilerOutput, Refusal, check_outputs, finish_run, git_revision, machine_json, mem_available, now,
+    parse_line as parse_options, peer_main, peer_threads, print_help, repeat_timed, system_errno, utc_now, write_provenance)
 
 PROG = "mapp-stencil-gt4py"
 APP = "stencil-gt4py"
@@ -57,7 +56,8 @@ APP = "stencil-gt4py"
 # step through 50 steps of a limited, damped scheme stays ~1e-14), and is far
 # below what any change of a body does (the planted change: 1e-6 and more).
 BASELINE_TOLERANCE = {"model": "rel-max", "bound": 1e-12}
-SUMMARY = ("The stencil mini-app's shallow-water step (27 stencil calls) in GT4Py (gtscript) and DaCe, as its\n"
+SUMMARY = ("The stencil mini-app's programs (shallow-water: 27 stencil calls; vertical, hydrostatic: 3-D, 19 and 6)\n"
+           "in GT4Py (gtscript) and DaCe, as its\n"
            "peer: the stencils called one by one from Python (--variant python, the seed's Python mode), or the\n"
            "step orchestrated by DaCe into one program, built, cached, loaded (build, build-and-run, run).\n"
            "Answers are checked against baselines/stencil/. --mode is --variant. Caches: GT4Py's in\n"
@@ -126,14 +126,7 @@ class Peer:
         self.variant = values["variant"]
         self.backend = values["backend"]
         self.gt_backend = values["gt-backend"]
-        if self.backend == "omp":
-            t = values["threads"]
-            if t <= 0:
-                env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-                t = int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
-            self.threads = t
-        else:
-            self.threads = 1
+        self.threads = peer_threads(values)
         if self.variant == "python" and self.gt_backend.startswith("gt:") and self.threads > 1:
             # Measured (tiny, 2 threads): three runs differ from each other and from the
             # baseline by up to 5x relative on v, from the first row on; the same stencils
@@ -176,12 +169,14 @@ class Peer:
         self.np, self.gt4py = np, gt4py
         self.versions = {"gt4py": gt4py.__version__, "python": sys.version.split()[0], "numpy": np.__version__}
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import sw_stencils as S
-        self.S = S
+        import importlib
+        stencils, physics = PROGRAMS[self.values["program"]]
+        S, P = importlib.import_module(stencils), importlib.import_module(physics)
+        self.S, self.P = S, P
         S.check_table()
-        nx, ny = self.c["nx"], self.c["ny"]
-        shape = (nx + 2 * S.HALO, ny + 2 * S.HALO, 1)
-        need = 8 * shape[0] * shape[1] * (len(S.FIELDS) + 3)
+        nx, ny, nz = self.c["nx"], self.c["ny"], self.c["nz"]
+        shape = (nx + 2 * S.HALO, ny + 2 * S.HALO, nz)
+        need = 8 * shape[0] * shape[1] * shape[2] * (len(S.FIELDS) + 3)
         avail = mem_available()
         if avail and need > avail:
             raise Refusal(f"the step's {len(S.FIELDS)} fields need {need} bytes and MemAvailable is {avail}")
@@ -196,19 +191,16 @@ class Peer:
         with CompilerOutput(self.compile_log):
             for _, d, *_ in S.CALLS:
                 if d.__name__ not in built:
-                    built[d.__name__] = gtscript.stencil(backend=be, definition=d, name=f"mapp_sw.{d.__name__}")
+                    built[d.__name__] = gtscript.stencil(backend=be, definition=d, name=f"{stencils}.{d.__name__}")
         self.stencil_build_s = now() - t0
         self.stencils = {name: built[d.__name__] for name, d, *_ in S.CALLS}
-        self.step = S.Step(self.stencils, nx, ny)
+        self.step = S.Step(self.stencils, nx, ny, nz)
         self.fields = {f: gt4py.storage.zeros(shape, np.float64, backend=be, aligned_index=(S.HALO, S.HALO, 0))
                        for f in S.FIELDS}
-        self.args = arguments(self.values["cfl"])
-        h, u, v = initial_state(np, nx, ny, self.values["init"], self.values["amplitude"])
-        self.initial = {"h": h, "u": u, "v": v}
-        fcor = self.fields["fcor"]
-        for j in range(-S.HALO, ny + S.HALO):  # f at the corner rows, as st_potential_vorticity
-            fcor[:, j + S.HALO, 0] = F0 + BETA * (float(j) - 0.5 - 0.5 * float(ny)) * SPACING
-        self.mass0 = c_order_sum(np, h)
+        self.args = P.arguments(self.values["cfl"])
+        self.initial = P.initial_fields(np, S, nx, ny, nz, self.values)
+        P.fill_inputs(self.fields, nx, ny, S.HALO)
+        self.conserved0 = P.conserved(np, self.initial)
         self.reset()
         if self.variant != "python":
             self.prepare_program()
@@ -216,7 +208,7 @@ class Peer:
             # one validated call of each stencil (its first call checks its
             # arguments; the timed steps skip validation, as Pace does)
             for k, (name, _, fields, scalars, extent) in enumerate(S.CALLS):
-                origin, domain = S.origin_domain(extent, nx, ny)
+                origin, domain = S.origin_domain(extent, nx, ny, nz)
                 self.stencils[name](*[self.fields[f] for f in fields], *[self.args[s] for s in scalars],
                                     origin=origin, domain=domain)
             self.reset()
@@ -315,10 +307,10 @@ class Peer:
         H = self.S.HALO
         nx, ny = self.c["nx"], self.c["ny"]
         for f in self.S.FIELDS:
-            if f != "fcor":
+            if f not in self.P.INPUTS:
                 self.fields[f][...] = 0.0
         for f in self.S.STATE:
-            self.fields[f][H:H + nx, H:H + ny, 0] = self.initial[f].T
+            self.fields[f][H:H + nx, H:H + ny, :] = self.initial[f]
 
     def steps(self, n):
         if self.variant == "python":
@@ -362,11 +354,18 @@ class Peer:
             "method": "the same calls with DaCe's do_not_execute set (arguments made and checked, the program "
                       "not entered); fastest of 5 rounds of >= 0.01 s, per call"}
 
-    def answer(self):
+    def state(self):
+        """The state fields' interiors, [i, j, k]."""
         H = self.S.HALO
         nx, ny = self.c["nx"], self.c["ny"]
-        return {f: self.np.ascontiguousarray(self.np.asarray(self.fields[f])[H:H + nx, H:H + ny, 0].T)
-                for f in self.S.STATE}
+        return {f: self.np.asarray(self.fields[f])[H:H + nx, H:H + ny, :] for f in self.S.STATE}
+
+    def answer(self):
+        """The answer as the app writes it: [j][i] of one level, [j][k][i] of
+        a 3-D program's."""
+        np, three_d = self.np, self.c["nz"] > 1
+        return {f: np.ascontiguousarray(a.transpose(1, 2, 0) if three_d else a[:, :, 0].T)
+                for f, a in self.state().items()}
 
     def digest(self):
         h = hashlib.sha256()
@@ -376,44 +375,19 @@ class Peer:
 
     # -------------------------------------------------------------- compute
     def compute(self):
-        """As mapp_app.c's run_compute: once, or with --min-time until the
-        timed iterations (all but the first, a warm-up) last min_time
-        together, each from the initial state; the figure is the fastest."""
-        min_time = self.values["min-time"]
-        seconds, digests, resets = [], [], 0.0
-        before = disturb_sample()
-        after_first = None
-        while True:
-            if seconds:
-                t0 = now()
-                self.reset()
-                resets += now() - t0
+        """The steps, repeated under --min-time (repeat_timed), each from
+        the initial state; the figure is the fastest timed iteration."""
+        def once():
             t0 = now()
             self.steps(self.c["nt"])
-            seconds.append(now() - t0)
-            if min_time > 0:
-                digests.append(self.digest())
-            if after_first is None:
-                after_first = disturb_sample()
-            if min_time <= 0 or len(seconds) >= 1000000:
-                break
-            if len(seconds) == 1:
-                if seconds[0] >= min_time:
-                    break
-            elif sum(seconds[1:]) >= min_time:
-                break
-        end = disturb_sample()
-        warmup = len(seconds) > 1
-        timed = seconds[1:] if warmup else seconds
-        self.compute_s = min(timed)
+            return now() - t0, None
+
+        r = repeat_timed(self.values["min-time"], once, self.digest, reset=self.reset)
+        self.compute_s = r.seconds[r.best]
         self.phases["compute"] = self.compute_s
-        self.timing = {"min_time_s": min_time, "iterations": len(seconds), "warmup": warmup,
-                       "timed_iterations": len(timed), "timed_s": sum(timed), "fastest_s": self.compute_s,
-                       "mean_s": sum(timed) / len(timed), "reset_s": resets, "seconds": seconds}
-        self.disturbance = disturbance(after_first if warmup else before, end)
-        if len(seconds) > 1:
-            differ = sum(1 for d in digests if d != digests[0])
-            self.check("iterations-identical", differ == 0, float(differ), 0.0)
+        self.timing, self.disturbance = r.timing, r.disturbance
+        if r.differ is not None:
+            self.check("iterations-identical", r.differ == 0, float(r.differ), 0.0)
         if self.variant != "python":
             self.measure_call_overhead()
 
@@ -422,23 +396,8 @@ class Peer:
         self.checks.append({"name": name, "passed": bool(passed), "value": float(value), "bound": float(bound)})
 
     def verify(self):
-        """stencil_physics_shallow_water.c's invariants, the same bounds."""
-        np = self.np
-        a = self.answer()
-        h, u, v = a["h"], a["u"], a["v"]
-        finite = bool(np.all(np.isfinite(h)) and np.all(np.isfinite(u)) and np.all(np.isfinite(v)))
-        self.check("finite", finite, 0.0 if finite else 1.0, 0.0)
-        mass = c_order_sum(np, h)
-        drift = abs(mass - self.mass0) / self.mass0
-        self.check("mass-conservation", drift <= MASS_BOUND, drift if math.isfinite(drift) else 1.0, MASS_BOUND)
-        vmax = float(np.max(np.maximum(np.abs(u), np.abs(v)))) if finite else float("nan")
-        change = float(np.max(np.abs(h - self.initial["h"]))) if finite else float("nan")
-        if self.values["init"] == "rest":
-            worst = max(vmax, change) if finite else 1.0
-            self.check("rest-stays-at-rest", worst == 0.0, worst, 0.0)
-        if self.values["init"] == "geostrophic":
-            rel = change / (self.values["amplitude"] * 100.0) if finite else 1.0
-            self.check("geostrophic-steady", rel <= GEOSTROPHIC_BOUND, rel, GEOSTROPHIC_BOUND)
+        """The program's invariants, the app's bounds (its physics file's)."""
+        self.P.verify(self.np, self.state(), self.conserved0, self.values, self.args, self.check, self.initial)
 
     # -------------------------------------------------------------- output
     def write_output(self, path):
@@ -447,14 +406,7 @@ class Peer:
         t0 = now()
         try:
             with h5py.File(path, "w") as f:
-                provenance = {"app": APP, "variant": self.variant, "backend": self.backend, "size": self.c["size"],
-                              "scaling": self.values["scaling"], "case": self.c["case"] or "",
-                              "git_revision": self.git, "compiler": self.compiler_text, "flags": self.flags_text,
-                              "build_type": "gt4py-jit", "date": utc_now(), "command": " ".join(self.argv)}
-                for k, s in provenance.items():
-                    attr_string(h5py, f, k, s)
-                for k, v in (("ranks", 1), ("threads", self.threads), ("steps", self.c["nt"])):
-                    f.attrs.create(k, np.int64(v), dtype=np.int64)
+                write_provenance(h5py, np, f, APP, self.variant, "gt4py-jit", self)
                 for k, a in self.answer().items():
                     f.create_dataset(k, data=a.astype(np.float64))
         except OSError as e:
@@ -465,15 +417,15 @@ class Peer:
         c = self.c
         worst = max([ch["value"] for ch in self.checks] + [0.0])
         status = "none" if not self.checks else "fail" if not all(ch["passed"] for ch in self.checks) else "pass"
-        cells = c["nx"] * c["ny"]
+        cells = c["nx"] * c["ny"] * c["nz"]  # as the app counts them: every level's
         problem = {"nx": {"global": c["nx"], "per_rank": c["nx"]}, "ny": {"global": c["ny"], "per_rank": c["ny"]}}
         ran = self.variant != "build"
         step_s = self.compute_s / c["nt"] if ran and c["nt"] else 0.0
         app_data = {
-            "mode": self.variant, "program": "shallow-water", "gt_backend": self.gt_backend,
+            "mode": self.variant, "program": self.values["program"], "nz": self.c["nz"], "gt_backend": self.gt_backend,
             "stencil_calls": len(self.S.CALLS), "stencils": len({d.__name__ for _, d, *_ in self.S.CALLS}),
             "step_s": step_s, "stencil_build_s": self.stencil_build_s,
-            "layout": "1x1", "init": self.values["init"], "dt": self.args["dt"], "versions": self.versions,
+            "layout": "1x1", "init": self.values["init"], "dt": self.args.get("dt"), "versions": self.versions,
             "gt_cache": os.environ.get("GT_CACHE_ROOT"), "peak_rss_bytes":
                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0,
         }

@@ -41,6 +41,27 @@ PY
     || fail "mapp check: the peer's answer is not the mini-app's baseline's within 1e-12 of each field's maximum"
 }
 
+# program3d MODE PROGRAM BASELINE ARGS...: a 3-D program's tiny answer
+# against its baseline at the stated tolerance, and its record's checks.
+program3d() {
+  local mode=$1 program=$2 baseline=$3
+  shift 3
+  local backend=()
+  [ "$mode" = python ] && backend=(--gt-backend numpy)
+  "$exe" --size tiny --program "$program" --variant "$mode" "${backend[@]}" "$@" --output "$program.h5" \
+    --result "$program.json" || fail "the peer's tiny $program $mode run exited $?"
+  "$py" - "$program.json" "$program" <<'PY' || fail "record of $program"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+a = r["app_data"]
+assert a["program"] == sys.argv[2] and r["verification"]["status"] == "pass", (a["program"], r["verification"])
+assert a["stencil_calls"] == {"vertical": 19, "hydrostatic": 6}[sys.argv[2]], a["stencil_calls"]
+print(sys.argv[2], a["mode"], "nz", a["nz"], "checks", [(c["name"], c["value"]) for c in r["verification"]["checks"]])
+PY
+  "$bin/mapp" check "$src/baselines/stencil/$baseline" "$program.h5" --model rel-max --bound 1e-12 \
+    || fail "mapp check: the peer's $program ($mode) is not $baseline within 1e-12 of each field's maximum"
+}
+
 case $case_ in
   answer_tiny)
     # GT4Py's numpy backend: the same stencils and the same answer bit for
@@ -53,6 +74,27 @@ case $case_ in
     "$bin/mapp" check "$src/baselines/stencil/tiny.h5" other.h5 --model rel-max --bound 1e-12 >other.txt
     [ $? -eq 1 ] || fail "another time step passed: $(cat other.txt)"
     echo "another time step: $(grep -c ' FAIL (' other.txt) of 3 fields FAIL"
+    ;;
+  answer_tiny_3d)
+    # The 3-D programs (FORWARD/BACKWARD computations over intervals) on
+    # GT4Py's numpy backend against the mini-app's baselines, the vertical
+    # program at 8 and 4 levels and from a constant tracer (its checks), and
+    # a planted change of one vertical body failing the check.
+    program3d python vertical vertical-tiny.h5
+    program3d python vertical vertical-nz4-tiny.h5 --nz 4
+    program3d python hydrostatic hydrostatic-tiny.h5
+    "$exe" --size tiny --program vertical --init constant --gt-backend numpy --result constant.json >/dev/null \
+      || fail "vertical from a constant tracer exited $?"
+    grep -q '"constant-stays-constant"' constant.json || fail "no constant-stays-constant check in the record"
+    MAPP_STENCIL_PEER_PLANT=coupling "$exe" --size tiny --program vertical --gt-backend numpy --output planted.h5 \
+      >/dev/null || fail "the planted run exited $?"
+    "$bin/mapp" check "$src/baselines/stencil/vertical-tiny.h5" planted.h5 --model rel-max --bound 1e-12 >planted.txt
+    [ $? -eq 1 ] || fail "a planted change of the coupling body passed: $(cat planted.txt)"
+    echo "planted coupling change: $(grep -c ' FAIL (' planted.txt) of 4 fields FAIL"
+    ;;
+  answer_tiny_3d_orchestrated)
+    program3d build-and-run vertical vertical-tiny.h5 --cache "$work/dacecache"
+    program3d build-and-run hydrostatic hydrostatic-tiny.h5 --cache "$work/dacecache"
     ;;
   answer_tiny_orchestrated)
     # build (Pace's pipeline, per-step calls: the defaults), then run from
@@ -104,10 +146,21 @@ PY
     [ "$("$exe" --size small --nx 100 --print-case)" = "case=none size=custom" ] || fail "--print-case --nx"
     "$exe" --help | grep -q -- '--gt-backend' || fail "--help lists no --gt-backend"
     ;;
+  min_time) peer_min_time --variant python --gt-backend numpy ;; # numpy: no cold compile
+  bad_output_path | bad_result_path)
+    # A path that cannot be created is refused before the work: with a cold
+    # cache the build-and-run default would compile for minutes first; the
+    # cache stays empty.
+    flag=--output path=/nonexistent/answer.h5
+    [ "$case_" = bad_result_path ] && flag=--result path=/nonexistent/record.json
+    MAPP_CACHE_DIR="$work/cold" refused --size tiny "$flag" "$path"
+    grep -qF -- "$flag $path: folder /nonexistent does not exist" err.txt || fail "the line does not name the path"
+    [ ! -e "$work/cold" ] || fail "the peer started building ($work/cold exists) before refusing $flag"
+    ;;
   bad_flag) refused --size tiny --no-such-flag ;;
   bad_backend) refused --size tiny --backend cuda ;;
   bad_gt_backend) refused --size tiny --variant build-and-run --gt-backend gt:cpu_ifirst ;;
-  bad_program) refused --size tiny --program vertical ;;
+  bad_program) refused --size tiny --program vertical --init rest ;;
   bad_debug) refused --size tiny --check nan ;;
   bad_build_output) refused --size tiny --variant build --output x.h5 ;;
   bad_threads) refused --size tiny --backend omp --threads 2 ;;

@@ -9,6 +9,12 @@ GT_BACKENDS = "gt:cpu_ifirst|gt:cpu_kfirst|dace:cpu|numpy"
 DEFAULT_GT_BACKEND = "gt:cpu_ifirst"
 VARIANTS = ["python", "build", "build-and-run", "run"]
 CALL_KINDS = ["per-step", "per-run"]
+# The programs: (stencils module, physics module), and the --init each
+# starts from (the app's physics files' inits).
+PROGRAMS = {"shallow-water": ("sw_stencils", "sw_physics"), "vertical": ("vt_stencils", "vt_physics"),
+            "hydrostatic": ("hs_stencils", "gen_physics")}
+PROGRAM_INITS = {"shallow-water": ("bump", "rest", "geostrophic"), "vertical": ("bump", "constant"),
+                 "hydrostatic": ("bump",)}
 
 # ------------------------------------------------------------------ options
 
@@ -25,12 +31,13 @@ OPTIONS = common_options(
     "seconds: run the timed steps again from the same initial state until the timed runs last this long "
     "together; the first is a warm-up, left out when more than one ran, and every run's answer must be the same "
     "bit for bit; the figure is the fastest; 0: once") + [
-    opt("program", CHOICE, "the step: only shallow-water (the app's vertical and hydrostatic programs have no "
-        "peer yet)", "shallow-water", choices="shallow-water|vertical|hydrostatic", changes=ANSWER),
+    opt("program", CHOICE, "the step: the 2-D shallow-water step, or the 3-D vertical (advection, remap, implicit "
+        "vertical diffusion) and hydrostatic (pressure and height integrals) steps", "shallow-water",
+        choices="|".join(PROGRAMS), changes=ANSWER),
     opt("nx", LONG, "cells in x (per rank along x with --scaling weak)", lo=1, hi=1 << 30,
         default_text="from --size", changes=SIZE, preset="nx"),
     opt("ny", LONG, "cells in y", lo=1, hi=1 << 30, default_text="from --size", changes=SIZE, preset="ny"),
-    opt("nz", LONG, "levels of a program with 3-D fields (none here: accepted, as the app accepts it)", lo=4,
+    opt("nz", LONG, "levels of a program with 3-D fields (vertical, hydrostatic; shallow-water has one)", lo=4,
         hi=1 << 20, default_text="from --size", changes=SIZE, preset="nz"),
     opt("layout", STRING, "process grid PXxPY: only 1x1 or auto (the peer runs on one rank)", "auto"),
     opt("init", CHOICE, "initial state: a depth bump at rest, a flat state at rest, a geostrophically balanced "
@@ -69,11 +76,9 @@ def refuse_value(name, text):
 
 def refuse_unhonoured(values, given):
     """Flags the peer cannot honour: one line each, never ignored."""
-    if values["program"] != "shallow-water":
-        raise Refusal(f"--program {values['program']}: the GT4Py peer has the shallow-water step only (the "
-                      "vertical and hydrostatic programs have no peer yet)")
-    if values["init"] == "constant":
-        raise Refusal("--init constant: program shallow-water starts from bump|rest|geostrophic")
+    inits = PROGRAM_INITS[values["program"]]
+    if values["init"] not in inits:
+        raise Refusal(f"--init {values['init']}: program {values['program']} starts from {'|'.join(inits)}")
     for name in ("check", "trace", "progress"):
         if name in given:
             raise Refusal(f"--{name}: the app's debug passes (the seed's PACE_DACE_DEBUG checks) are not in the "
@@ -105,6 +110,7 @@ def make_config(values, given):
     """The problem the options ask for, as main.c builds it, with the case
     and size names the driver gives it (mapp_app.c's apply_options)."""
     nx, ny, steps, nz = PRESETS[values["size"]]
+    three_d = values["program"] != "shallow-water"
     preset = {"nx": nx, "ny": ny, "steps": steps, "nz": nz}
     custom_case = custom_size = False
     for o in OPTIONS:
@@ -130,4 +136,5 @@ def make_config(values, given):
     case = None
     if not custom_case:
         case = f"{values['size']}-weak{weak}" if values["scaling"] == "weak" and weak > 1 else values["size"]
-    return dict(nx=nx, ny=ny, nt=nt, case=case, size="custom" if custom_size else values["size"])
+    nz = (values["nz"] if "nz" in given else nz) if three_d else 1
+    return dict(nx=nx, ny=ny, nz=nz, nt=nt, case=case, size="custom" if custom_size else values["size"])

@@ -54,3 +54,45 @@ def c_order_sum(np, a):
     """The sum of a row by row, as the app's stencil_reduce adds (in order)."""
     flat = np.ascontiguousarray(a).ravel()
     return float(np.cumsum(flat)[-1]) if flat.size else 0.0
+
+
+# ------------------------------------------------------------------ the peer's interface
+# (the same in vt_physics.py and gen_physics.py)
+
+INITS = ("bump", "rest", "geostrophic")
+INPUTS = ["fcor"]  # the step's inputs that are not state: kept across resets
+
+
+def initial_fields(np, S, nx, ny, nz, values):
+    """h, u, v as [i, j, k] arrays of one level."""
+    h, u, v = initial_state(np, nx, ny, values["init"], values["amplitude"])
+    return {name: np.ascontiguousarray(a.T)[:, :, None] for name, a in (("h", h), ("u", u), ("v", v))}
+
+
+def fill_inputs(fields, nx, ny, halo):
+    """f at the corner rows, as st_potential_vorticity computes it."""
+    fcor = fields["fcor"]
+    for j in range(-halo, ny + halo):
+        fcor[:, j + halo, 0] = F0 + BETA * (float(j) - 0.5 - 0.5 * float(ny)) * SPACING
+
+
+def conserved(np, state):
+    return {"mass": c_order_sum(np, state["h"][:, :, 0].T)}
+
+
+def verify(np, state, conserved0, values, args, check, initial):
+    """stencil_physics_shallow_water.c's invariants, the same bounds."""
+    h, u, v = (state[f][:, :, 0] for f in ("h", "u", "v"))
+    finite = bool(np.all(np.isfinite(h)) and np.all(np.isfinite(u)) and np.all(np.isfinite(v)))
+    check("finite", finite, 0.0 if finite else 1.0, 0.0)
+    mass0 = conserved0["mass"]
+    drift = abs(c_order_sum(np, h.T) - mass0) / mass0
+    check("mass-conservation", drift <= MASS_BOUND, drift if math.isfinite(drift) else 1.0, MASS_BOUND)
+    vmax = float(np.max(np.maximum(np.abs(u), np.abs(v)))) if finite else float("nan")
+    change = float(np.max(np.abs(h - initial["h"][:, :, 0]))) if finite else float("nan")
+    if values["init"] == "rest":
+        worst = max(vmax, change) if finite else 1.0
+        check("rest-stays-at-rest", worst == 0.0, worst, 0.0)
+    if values["init"] == "geostrophic":
+        rel = change / (values["amplitude"] * 100.0) if finite else 1.0
+        check("geostrophic-steady", rel <= GEOSTROPHIC_BOUND, rel, GEOSTROPHIC_BOUND)

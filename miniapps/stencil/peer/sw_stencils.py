@@ -31,6 +31,7 @@ Two things gtscript cannot say as the C says them, and how they are said:
 import linecache
 
 import numpy as np
+import peer_program
 from gt4py.cartesian import gtscript
 from gt4py.cartesian.gtscript import I, J, PARALLEL, computation, horizontal, interval, region  # noqa: F401
 
@@ -299,29 +300,8 @@ CALLS = [
 SCALARS = ["dt", "rdx", "rdy", "g", "nu"]
 
 
-def origin_domain(extent, nx, ny):
-    ilo, ihi, jlo, jhi = extent
-    return (HALO + ilo, HALO + jlo, 0), (nx + ihi - ilo, ny + jhi - jlo, 1)
-
-
-class Frozen:
-    """A stencil bound to its call's origin and domain (Pace's FrozenStencil):
-    called from Python, or parsed by DaCe into the orchestrated program."""
-
-    def __init__(self, stencil, origin, domain):
-        self.stencil, self.origin, self.domain = stencil, origin, domain
-
-    def __call__(self, *args):
-        self.stencil(*args, origin=self.origin, domain=self.domain, validate_args=False)
-
-    def __sdfg__(self, *args, **kwargs):
-        return self.stencil.__sdfg__(*args, origin=self.origin, domain=self.domain, **kwargs)
-
-    def __sdfg_signature__(self):
-        return self.stencil.__sdfg_signature__()
-
-    def __sdfg_closure__(self, *args, **kwargs):
-        return self.stencil.__sdfg_closure__(*args, **kwargs)
+def origin_domain(extent, nx, ny, nz=1):
+    return peer_program.origin_domain(extent, HALO, nx, ny, nz)
 
 
 class Step:
@@ -331,10 +311,8 @@ class Step:
     dace.method it is the orchestrated program of --calls per-run. `step` is
     one step, the same calls: the orchestrated program of --calls per-step."""
 
-    def __init__(self, stencils, nx, ny):
-        for k, (name, _, _, _, extent) in enumerate(CALLS):
-            origin, domain = origin_domain(extent, nx, ny)
-            setattr(self, f"c{k:02d}", Frozen(stencils[name], origin, domain))
+    def __init__(self, stencils, nx, ny, nz=1):
+        peer_program.freeze_calls(self, stencils, CALLS, HALO, nx, ny, nz)
 
     def run(self, h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
             mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v, fcor,
@@ -404,19 +382,4 @@ class Step:
 
 
 def check_table():
-    """The call list is the C's: 27 calls, and `run` and `step` call each
-    with the fields CALLS names, in CALLS's order (a mismatch would be a
-    silent wrong answer)."""
-    import inspect
-    assert len(CALLS) == 27
-    for method in (Step.run, Step.step):
-        src = inspect.getsource(method)
-        at = 0
-        for k, (name, _, fields, scalars, _) in enumerate(CALLS):
-            line = f"self.c{k:02d}({', '.join(fields + scalars)})"
-            found = src.find(line, at)
-            if found < 0:
-                raise AssertionError(f"Step.{method.__name__} does not call {name} as {line} after call {k - 1}")
-            at = found + len(line)
-        if src.count("self.c") != len(CALLS):
-            raise AssertionError(f"Step.{method.__name__} makes {src.count('self.c')} calls, not {len(CALLS)}")
+    peer_program.check_calls(Step, CALLS, 27)
