@@ -417,7 +417,7 @@ class Peer:
         c = self.c
         worst = max([ch["value"] for ch in self.checks] + [0.0])
         status = "none" if not self.checks else "fail" if not all(ch["passed"] for ch in self.checks) else "pass"
-        cells = c["nx"] * c["ny"] * c["nz"]  # as the app counts them: every level's
+        cells = c["nx"] * c["ny"]  # as the app counts them: columns (a 3-D program's levels not apart)
         problem = {"nx": {"global": c["nx"], "per_rank": c["nx"]}, "ny": {"global": c["ny"], "per_rank": c["ny"]}}
         ran = self.variant != "build"
         step_s = self.compute_s / c["nt"] if ran and c["nt"] else 0.0

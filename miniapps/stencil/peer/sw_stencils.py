@@ -318,33 +318,9 @@ class Step:
             mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v, fcor,
             dt: float, rdx: float, rdy: float, g: float, nu: float, nsteps: int):
         for _ in range(nsteps):
-            self.c00(h)
-            self.c01(u)
-            self.c02(v)
-            self.c03(h, u, h_face_x)
-            self.c04(u, h_face_x, flux_x)
-            self.c05(h, flux_x, h_x, dt, rdx)
-            self.c06(h_x, v, h_face_y)
-            self.c07(v, h_face_y, flux_y)
-            self.c08(h_x, flux_y, h, dt, rdy)
-            self.c09(h)
-            self.c10(u, v, div, rdx, rdy)
-            self.c11(u, v, ke)
-            self.c12(h, h_corner)
-            self.c13(v, h, mass_flux_v)
-            self.c14(h, ke, bernoulli, g)
-            self.c15(u, v, zeta, rdx, rdy)
-            self.c16(zeta, h_corner, fcor, pv)
-            self.c17(pv, mass_flux_v, coriolis_u)
-            self.c18(div, damping_u, nu, rdx)
-            self.c19(div, damping_v, nu, rdy)
-            self.c20(coriolis_u, bernoulli, damping_u, tendency_u, rdx)
-            self.c21(u, tendency_u, dt)
-            self.c22(u)
-            self.c23(u, h, mass_flux_u)
-            self.c24(pv, mass_flux_u, coriolis_v)
-            self.c25(coriolis_v, bernoulli, damping_v, tendency_v, rdy)
-            self.c26(v, tendency_v, dt)
+            self.step(h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
+                      mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v,
+                      fcor, dt, rdx, rdy, g, nu)
 
     # One step, the same 27 calls: orchestrated, the program of --calls
     # per-step, which Python calls once a step (as Pace calls its
