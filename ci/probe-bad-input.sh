@@ -330,11 +330,11 @@ probe_mapp() {
     probe "mapp sweep $spec.yaml" -- "$m" sweep "$spec.yaml" --out sweeps
   done
   probe "mapp sweep --env missing" -- "$m" sweep zero-reps.yaml --env /nonexistent.yaml
-  probe "mapp sweep --out /dev/full/x" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out /dev/full/x
+  probe "mapp sweep --out /dev/full/x" -- "$m" sweep "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" --out /dev/full/x
   probe "mapp sweep -- app flags" -- "$m" sweep zero-reps.yaml -- --steps 3
-  probe "mapp sweep --junit unwritable" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out sweeps --junit /nonexistent/j.xml
-  probe "mapp sweep --junit a folder" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --out sweeps --junit /tmp
-  probe "mapp sweep --retry-failed without --resume" -- "$m" sweep "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --retry-failed
+  probe "mapp sweep --junit unwritable" -- "$m" sweep "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" --out sweeps --junit /nonexistent/j.xml
+  probe "mapp sweep --junit a folder" -- "$m" sweep "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" --out sweeps --junit /tmp
+  probe "mapp sweep --retry-failed without --resume" -- "$m" sweep "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" --retry-failed
   # check
   probe "mapp check (no files)" -- "$m" check
   probe "mapp check one file" -- "$m" check a45.h5
@@ -403,10 +403,10 @@ probe_mapp() {
   # submit and collect
   probe "mapp submit (no spec)" -- "$m" submit
   probe "mapp submit (no --env)" -- "$m" submit zero-reps.yaml
-  probe "mapp submit --env local" -- "$m" submit "$SOURCE_DIR/harness/tests/sweep-heat.yaml" --env "$SOURCE_DIR/envs/local.yaml"
+  probe "mapp submit --env local" -- "$m" submit "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" --env "$SOURCE_DIR/envs/local.yaml"
   probe "mapp submit --env missing" -- "$m" submit zero-reps.yaml --env /nonexistent.yaml
   probe "mapp submit broken spec" -- "$m" submit broken.yaml --env "$SOURCE_DIR/envs/slurm-example.yaml" --dry-run
-  probe "mapp submit --out with newline" -- "$m" submit "$SOURCE_DIR/harness/tests/sweep-heat.yaml" \
+  probe "mapp submit --out with newline" -- "$m" submit "$SOURCE_DIR/harness/tests/data/sweep-heat.yaml" \
     --env "$SOURCE_DIR/envs/slurm-example.yaml" --dry-run --out "$(printf 'a\nb')"
   probe "mapp collect (no folder)" -- "$m" collect
   probe "mapp collect missing" -- "$m" collect /nonexistent

@@ -15,7 +15,7 @@
  * are inlined as <svg>, other images as data: URIs, and its
  * Content-Security-Policy allows nothing else to load and no script to
  * run; a browser reports anything that tries as a console error
- * (harness/tests/html.sh looks for them).
+ * (harness/tests/e2e/html.sh looks for them).
  *
  * Writing never fails on the spot: like stdio's error flag, the first
  * failure (a write, out of memory) is kept and doc_close returns it. */

@@ -3,7 +3,7 @@
  * GitLab show, one file per verb.
  *
  * A file is <testsuites> holding one <testsuite>, valid against the Apache
- * Ant schema those tools read (harness/tests/junit/junit.xsd). That schema
+ * Ant schema those tools read (harness/tests/data/junit/junit.xsd). That schema
  * gives a <testcase> no <properties>, so a case's properties are written
  * as the suite's, each named "CLASSNAME/NAME/PROPERTY", and repeated in
  * the text of a failure, error or skip. Any text is accepted: what XML 1.0

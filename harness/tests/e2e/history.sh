@@ -1,6 +1,6 @@
 #!/bin/bash
 # mapp history end to end, on histories made from a real record
-# (tests/history-template.json, a heat run of ci/quick-sweep.sh) with its
+# (tests/data/history-template.json, a heat run of ci/quick-sweep.sh) with its
 # revision, time, repetition, setting and figure of merit replaced:
 #   add twice stores once; a kill -9 during a large add leaves none of it and
 #   the next add and show work; concurrent adds each store their records
@@ -12,7 +12,7 @@
 #   the sweep it ran. Systems: records of systems a and b are two series per
 #   configuration (system= filters them, the site groups by them), a
 #   planted 10 % step in b is found and switching from a to b finds none;
-#   a history of schema 1 (tests/history-v1.sqlite, made by mapp before
+#   a history of schema 1 (tests/data/history-v1.sqlite, made by mapp before
 #   schema 2) is migrated once and keeps every record; two real sweeps with
 #   system: a and system: b in their env files give two series.
 . "$(dirname "$0")/lib.sh"
@@ -88,7 +88,7 @@ expect_output "ok     heat mpi/serial tiny weak n1 t1 flat"
 # --junit: the slow series a "slowdown" failure naming its revision, the flat one passed; valid
 if command -v xmllint >/dev/null; then
   expect_exit 1 "$MAPP" history check --db h.sqlite --junit check.xml
-  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" check.xml || fail "check.xml is not valid JUnit"
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/data/junit/junit.xsd" check.xml || fail "check.xml is not valid JUnit"
   [ "$(grep -c '<failure type="slowdown"' check.xml)" = 1 ] || fail "check.xml has not exactly 1 slowdown"
   grep -q "<failure type=\"slowdown\" message=\"[^\"]*from revision $(rev 12)" check.xml || fail "the slowdown does not name revision 12"
   grep -q 'name="heat mpi/serial tiny weak n1 t1 flat @vm"' check.xml || fail "no case for the flat series"
@@ -167,7 +167,7 @@ expect_exit 0 "$MAPP" history publish syssite --db sys.sqlite
 # ---- a history of schema 1, made by mapp before systems (21 records, hosts
 # node1 and node2, one failed run): migrated once, every record kept, each
 # with its host as its system; its two hosts are two series now
-cp "$MAPP_SOURCE_DIR/harness/tests/history-v1.sqlite" old.sqlite
+cp "$MAPP_SOURCE_DIR/harness/tests/data/history-v1.sqlite" old.sqlite
 rows() { # DB: every record's digest, host, system (or -), config and whole JSON, by id
   python3 -c "
 import sqlite3, sys
@@ -179,8 +179,8 @@ for row in db.execute('SELECT id, digest, host, ' + sys_col + ', config, record,
     print('|'.join(map(str, row)))" "$1"
 }
 rows old.sqlite >before.txt
-grep -q '^schema 1$' before.txt || fail "tests/history-v1.sqlite is not of schema 1"
-[ "$(grep -c '|' before.txt)" = 21 ] || fail "tests/history-v1.sqlite does not hold 21 records"
+grep -q '^schema 1$' before.txt || fail "tests/data/history-v1.sqlite is not of schema 1"
+[ "$(grep -c '|' before.txt)" = 21 ] || fail "tests/data/history-v1.sqlite does not hold 21 records"
 expect_exit 0 "$MAPP" history show --db old.sqlite
 expect_output "history old.sqlite migrated from schema 1 to 2: its 21 records kept"
 expect_output "21 records, 6 revisions, 2 configurations, 2 systems"

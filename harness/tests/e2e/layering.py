@@ -22,7 +22,7 @@ fails on:
   - a circle of folders in the includes themselves, or a circle of modules
     (x.c with x.h) that spans two folders.
 
-  layering.py [HARNESS_DIR]   check the tree (default: this file's ../)
+  layering.py [HARNESS_DIR]   check the tree (default: this file's ../../)
   layering.py --self-test     also plant an upward include, a verb include
                               and a circle in a copy, and require failures
 """
@@ -211,7 +211,7 @@ def self_test(harness):
 
 def main(argv):
     args = [a for a in argv[1:] if a != "--self-test"]
-    harness = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
+    harness = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), "..", ".."))
     files, problems = report(harness, "layering")
     ok = not problems
     if ok:

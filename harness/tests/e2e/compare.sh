@@ -28,7 +28,7 @@ expect_output "1 slower"
 # --junit: a case per configuration, the SLOWER one a "slowdown" failure; valid
 if command -v xmllint >/dev/null; then
   expect_exit 1 "$MAPP" compare old.jsonl slower.jsonl --junit compare.xml
-  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" compare.xml || fail "compare.xml is not valid JUnit"
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/data/junit/junit.xsd" compare.xml || fail "compare.xml is not valid JUnit"
   [ "$(grep -c '<testcase ' compare.xml)" = 2 ] || fail "compare.xml has not 2 test cases"
   [ "$(grep -c '<failure type="slowdown"' compare.xml)" = 1 ] || fail "compare.xml has not 1 slowdown"
   grep -A1 'classname="mapp.compare.heat.mpi.serial"' compare.xml | grep -q '<failure type="slowdown"' ||
@@ -80,7 +80,7 @@ expect_output "0 slower"
 expect_output "2 compared across systems, an A/B of machines and never a regression: 1 slower"
 if command -v xmllint >/dev/null; then
   expect_exit 0 "$MAPP" compare old-a.jsonl slower-b.jsonl --junit ab.xml
-  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd" ab.xml || fail "ab.xml is not valid JUnit"
+  xmllint --noout --schema "$MAPP_SOURCE_DIR/harness/tests/data/junit/junit.xsd" ab.xml || fail "ab.xml is not valid JUnit"
   grep -q '<failure' ab.xml && fail "ab.xml has a failure for an A/B of systems"
   grep -q 'answer" value="A/B: b slower"' ab.xml || fail "ab.xml does not give the A/B answer"
 fi

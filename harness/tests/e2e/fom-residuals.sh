@@ -4,7 +4,7 @@
 # `mapp sweep`; each record's figure of merit as a residual from its set's
 # median, with what disturbed it. Run from the build tree's parent on a
 # machine as quiet as it gets:
-#   harness/tests/fom-residuals.sh build/bin/mapp harness/tests/fom-residuals.txt [SET...]
+#   harness/tests/e2e/fom-residuals.sh build/bin/mapp harness/tests/data/fom-residuals.txt [SET...]
 # With SETs named, only those are measured again; the file keeps the other
 # sets' lines as they were, each set's header saying when and at which
 # revision it was measured (the tests' assertions were written against

@@ -20,7 +20,7 @@
 CASE=${1:?usage: contract.sh CASE APPPATH_DIR MAPP_H5_TOOL}
 APPS=${2:?APPPATH_DIR}
 TOOL=${3:?MAPP_H5_TOOL}
-SPEC="$(dirname "$0")/sweep-wrapped.yaml"
+SPEC="$(dirname "$0")/../data/sweep-wrapped.yaml"
 export MAPP_BASELINE_DIR=$SCRATCH/baselines
 
 [ -x "$APPS/good/mapp-wrapped" ] || fail "$APPS/good/mapp-wrapped is not built (cmake --build build --target contract_wrapped_good)"

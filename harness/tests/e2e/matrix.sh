@@ -6,7 +6,7 @@
 # no record has is bad input.
 . "$(dirname "$0")/lib.sh"
 require_app heat
-SPEC="$(dirname "$0")/sweep-matrix.yaml"
+SPEC="$(dirname "$0")/../data/sweep-matrix.yaml"
 R=results/matrix
 
 expect_exit 0 "$MAPP" sweep "$SPEC" --out results

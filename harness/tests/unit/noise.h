@@ -15,7 +15,7 @@
 #include <string.h>
 
 #ifndef MAPP_NOISE_FILE
-#error "MAPP_NOISE_FILE must name harness/tests/fom-residuals.txt"
+#error "MAPP_NOISE_FILE must name harness/tests/data/fom-residuals.txt"
 #endif
 
 typedef struct {

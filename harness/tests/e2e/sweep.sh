@@ -3,7 +3,7 @@
 # report, and --resume rerunning only what is missing.
 . "$(dirname "$0")/lib.sh"
 require_app heat
-SPEC="$(dirname "$0")/sweep-heat.yaml"
+SPEC="$(dirname "$0")/../data/sweep-heat.yaml"
 R=results/heat-quick
 
 expect_exit 0 "$MAPP" sweep "$SPEC" --out results

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 require_app heat
 command -v xmllint >/dev/null || { echo "xmllint not found (Debian libxml2-utils): skipping"; exit 77; }
-XSD=$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd
+XSD=$MAPP_SOURCE_DIR/harness/tests/data/junit/junit.xsd
 QUICK=$MAPP_SOURCE_DIR/harness/sweeps/quick.yaml
 
 expect_one_error_line "$MAPP" sweep "$QUICK" --only app=heat --junit /nonexistent-dir/junit.xml

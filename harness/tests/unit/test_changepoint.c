@@ -1,5 +1,5 @@
 /* mapp history's change points and `history check`'s rule on synthetic
- * histories built from a real record (tests/history-template.json, a heat
+ * histories built from a real record (tests/data/history-template.json, a heat
  * run of ci/quick-sweep.sh): each revision runs 5 repetitions whose figure
  * of merit is the template's times the revision's level times 1 + noise
  * resampled from the residuals of real records (noise.h: heat small and

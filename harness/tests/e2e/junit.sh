@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v xmllint >/dev/null || { echo "xmllint not found (apt-get install libxml2-utils): skipping"; exit 77; }
-XSD="$MAPP_SOURCE_DIR/harness/tests/junit/junit.xsd"
+XSD="$MAPP_SOURCE_DIR/harness/tests/data/junit/junit.xsd"
 "$1" "$SCRATCH" || fail "test_junit could not write the sample documents"
 
 expect_exit 0 xmllint --noout --schema "$XSD" sample.xml
