@@ -5,21 +5,9 @@
 # systems is an A/B of them, named, never a regression; bad input exits 2.
 . "$(dirname "$0")/lib.sh"
 
-# write FILE CENTER SEED: 10 heat records of FOM CENTER +- 3 %, plus one
-# crm configuration that both sides share unchanged.
-write() {
-  local file=$1 center=$2 seed=$3 i fom
-  : >"$file"
-  for i in $(seq 1 10); do
-    seed=$(((seed * 1103515245 + 12345) % 2147483648))
-    fom=$(awk -v c="$center" -v s="$seed" 'BEGIN {printf "%.6g", c * (1 + 0.03 * (2 * s / 2147483648 - 1))}')
-    printf '{"app":"heat","variant":"mpi","backend":"serial","size":"tiny","scaling":"strong","ranks":2,"threads":1,"exit_code":0,"wall_s":1.0,"fom":{"name":"cell-updates/s","value":%s}}\n' "$fom" >>"$file"
-    printf '{"app":"crm","variant":"batched","backend":"omp","size":"tiny","scaling":"strong","ranks":1,"threads":2,"exit_code":0,"wall_s":1.0,"fom":{"name":"crm-column-steps/s","value":%s}}\n' "$((5000 + i))" >>"$file"
-  done
-}
-write old.jsonl 1e8 1
-write slower.jsonl 9e7 2
-write noise.jsonl 1e8 3
+fom_records old.jsonl 1e8 1
+fom_records slower.jsonl 9e7 2
+fom_records noise.jsonl 1e8 3
 expect_exit 1 "$MAPP" compare old.jsonl slower.jsonl
 expect_output "SLOWER"
 grep -E "^heat +mpi .* SLOWER" <<<"$OUT" >/dev/null || { echo "$OUT"; fail "the heat configuration is not the one flagged"; }

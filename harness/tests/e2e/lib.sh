@@ -67,3 +67,17 @@ runs:
     sizes: [tiny]
 YAML
 }
+
+# fom_records FILE CENTER SEED [FIELDS]: 10 heat records of FOM CENTER +- 3 %
+# (a seeded LCG), each beside a crm configuration that stays unchanged;
+# FIELDS (say '"timing":{"timed_s":0.02},') go into every record.
+fom_records() {
+  local file=$1 center=$2 seed=$3 extra=${4:-} i fom
+  : >"$file"
+  for i in $(seq 1 10); do
+    seed=$(((seed * 1103515245 + 12345) % 2147483648))
+    fom=$(awk -v c="$center" -v s="$seed" 'BEGIN {printf "%.6g", c * (1 + 0.03 * (2 * s / 2147483648 - 1))}')
+    printf '{"app":"heat","variant":"mpi","backend":"serial","size":"tiny","scaling":"strong","ranks":2,"threads":1,"exit_code":0,"wall_s":1.0,%s"fom":{"name":"cell-updates/s","value":%s}}\n' "$extra" "$fom" >>"$file"
+    printf '{"app":"crm","variant":"batched","backend":"omp","size":"tiny","scaling":"strong","ranks":1,"threads":2,"exit_code":0,"wall_s":1.0,%s"fom":{"name":"crm-column-steps/s","value":%s}}\n' "$extra" "$((5000 + i))" >>"$file"
+  done
+}

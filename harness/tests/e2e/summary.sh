@@ -30,21 +30,9 @@ cut_count() {
 }
 
 # ---- compare: a planted regression, and none
-# write FILE CENTER SEED: 10 heat records of FOM CENTER +- 3 %, and an
-# unchanged crm configuration
-write() {
-  local file=$1 center=$2 seed=$3 i fom
-  : >"$file"
-  for i in $(seq 1 10); do
-    seed=$(((seed * 1103515245 + 12345) % 2147483648))
-    fom=$(awk -v c="$center" -v s="$seed" 'BEGIN {printf "%.6g", c * (1 + 0.03 * (2 * s / 2147483648 - 1))}')
-    printf '{"app":"heat","variant":"mpi","backend":"serial","size":"tiny","scaling":"strong","ranks":2,"threads":1,"exit_code":0,"wall_s":1.0,"timing":{"timed_s":0.02},"fom":{"name":"cell-updates/s","value":%s}}\n' "$fom" >>"$file"
-    printf '{"app":"crm","variant":"batched","backend":"omp","size":"tiny","scaling":"strong","ranks":1,"threads":2,"exit_code":0,"wall_s":1.0,"timing":{"timed_s":0.02},"fom":{"name":"crm-column-steps/s","value":%s}}\n' "$((5000 + i))" >>"$file"
-  done
-}
-write old.jsonl 1e8 1
-write slower.jsonl 9e7 2
-write noise.jsonl 1e8 3
+fom_records old.jsonl 1e8 1 '"timing":{"timed_s":0.02},'
+fom_records slower.jsonl 9e7 2 '"timing":{"timed_s":0.02},'
+fom_records noise.jsonl 1e8 3 '"timing":{"timed_s":0.02},'
 expect_exit 1 "$MAPP" compare old.jsonl slower.jsonl
 interval=$(sed -nE 's/^heat .* ([0-9.]+) \[ *([0-9.]+), +([0-9.]+)\] .* SLOWER$/\1 [\2, \3]/p' <<<"$OUT")
 [ -n "$interval" ] || { echo "$OUT"; fail "the table names no SLOWER heat configuration"; }
