@@ -9,16 +9,7 @@
 # that answer bit for bit. Needs MAPP_BIN_DIR, MAPP_SOURCE_DIR and mpirun.
 set -u
 work=$1
-bin=$MAPP_BIN_DIR/mapp-crm
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
-fail() { echo "FAIL: $*"; exit 1; }
-. "$(dirname "${BASH_SOURCE[0]}")/../../common/tests/answers.sh"
-run() { # RANKS ARGS...: mapp-crm quietly
-  local ranks=$1
-  shift
-  on_ranks "$ranks" "$bin" --quiet "$@"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 chunk_of() { python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['app_data']['chunk'])" "$1"; }
 case_args=(--size tiny --instances 300 --nx 8 --nz 8)
 

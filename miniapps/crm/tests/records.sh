@@ -14,16 +14,7 @@
 set -u
 case_name=$1
 work=$2
-bin=$MAPP_BIN_DIR/mapp-crm
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
-fail() { echo "FAIL: $*"; exit 1; }
-. "$(dirname "${BASH_SOURCE[0]}")/../../common/tests/answers.sh"
-run() { # RANKS ARGS...: mapp-crm quietly
-  local ranks=$1
-  shift
-  on_ranks "$ranks" "$bin" --quiet "$@"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # record FILE PYTHON-EXPRESSION: the expression over the last record r
 # (app_data as d) must be true; prints it and the record's values when not.
 record() {
