@@ -96,7 +96,7 @@ static int judge_consistency(sweep_context *ctx, const sweep_job *sj, const job_
   else if (consistency_weak_applies(&sj->job, sj->bitwise_ranks, sj->weak_reference))
     MAPP_TRY(consistency_judge_weak(ctx->env, &sj->job, files, &ctx->opt, ctx->keep_output, res));
   else if (sj->peer_of)
-    MAPP_TRY(consistency_judge_peer(&ctx->book, &sj->job, sj->peer_of, files, res));
+    MAPP_TRY(consistency_judge_peer(&ctx->book, &sj->job, sj->peer_of, sj->answer_of, files, res));
   if (sj->peer_target) MAPP_TRY(consistency_keep(&ctx->book, &sj->job, files, res, &kept_for_peer));
   keep = keep || kept_for_peer;
   if (ctx->keep_output) return MAPP_OK;

@@ -15,16 +15,17 @@ bool consistency_applies(const job *j, bool bitwise_ranks) {
 }
 
 /* The job's configuration and repetition, without its rank count, as
- * `app` would run it with `variant`. */
-static char *config_key_of(const job *j, const char *app, const char *variant) {
-  char *setting = job_setting(j);
+ * `app` would run it with `variant` in `setting` (NULL: the job's own). */
+static char *config_key_of(const job *j, const char *app, const char *variant, const char *setting) {
+  char *own = setting ? NULL : job_setting(j);
+  if (!setting) setting = own;
   char *key = str_printf("%s|%s|%s|t%ld|%s|r%ld|%s", app, variant, j->backend, j->threads, j->size,
                          j->repetition, setting ? setting : "");
-  free(setting);
+  free(own);
   return key;
 }
 
-static char *config_key(const job *j) { return config_key_of(j, j->app, j->variant); }
+static char *config_key(const job *j) { return config_key_of(j, j->app, j->variant, NULL); }
 
 static consistency_ref *find_ref(consistency_book *book, const char *key) {
   for (size_t i = 0; i < book->count; ++i)
@@ -143,19 +144,19 @@ int consistency_keep(consistency_book *book, const job *j, const job_files *file
   return MAPP_OK;
 }
 
-int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const job_files *files,
-                           job_result *res) {
+int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const char *answer_of,
+                           const job_files *files, job_result *res) {
   if (res->exit_code != 0) return MAPP_OK; /* no answer to compare; the run has failed already */
   if (!path_exists(files->output)) return set_status(res->record, "unavailable", "this run wrote no answer");
   /* The mini-app's name for the variant, where the peer names its modes otherwise. */
   const char *variant = json_string_value(json_object_get(res->record, "peer_variant"));
-  char *key = config_key_of(j, peer_of, variant ? variant : j->variant);
+  char *key = config_key_of(j, peer_of, variant ? variant : j->variant, answer_of);
   if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   consistency_ref *ref = find_ref(book, key);
   free(key);
   if (!ref) {
-    char *reason = str_printf("no passing 1-rank run of mapp-%s in this configuration and repetition ran before it",
-                              peer_of);
+    char *reason = str_printf("no passing 1-rank run of mapp-%s in this configuration%s%s and repetition ran "
+                              "before it", peer_of, answer_of ? " with the setting " : "", answer_of ? answer_of : "");
     int status = reason ? set_status(res->record, "unavailable", reason) : mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
     free(reason);
     return status;

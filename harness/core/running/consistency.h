@@ -63,11 +63,12 @@ int consistency_judge(consistency_book *book, const job *j, const job_files *fil
  * configuration and repetition already is. The record is left as it is. */
 int consistency_keep(consistency_book *book, const job *j, const job_files *files, const job_result *res, bool *keep);
 /* After j, a run of a peer of `peer_of`: its answer against that app's kept
- * answer of the same configuration and repetition, at the record's
+ * answer of the same configuration and repetition (in the setting
+ * `answer_of` where not NULL, else j's own), at the record's
  * baseline_tolerance; a difference turns res->outcome into
  * OUTCOME_FAIL_CONSISTENCY. Only system failures are errors. */
-int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const job_files *files,
-                           job_result *res);
+int consistency_judge_peer(consistency_book *book, const job *j, const char *peer_of, const char *answer_of,
+                           const job_files *files, job_result *res);
 /* Whether j's answer is checked against a 1-rank run of its weak problem. */
 bool consistency_weak_applies(const job *j, bool bitwise_ranks, bool weak_reference);
 /* After j ran with its answer at files->output: launches the 1-rank

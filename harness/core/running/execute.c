@@ -47,8 +47,22 @@ static job_outcome classify(const json_t *record, const proc_outcome *proc, bool
   return OUTCOME_OK;
 }
 
+/* A custom problem's size names the preset its flags changed
+ * ("custom:small"), so the same flags on two presets stay two series in
+ * the report, the plots and the history. */
+static int mark_custom_size(json_t *record, const job *j) {
+  const char *size = json_string_value(json_object_get(record, "size"));
+  if (!size || strcmp(size, "custom") != 0) return MAPP_OK;
+  char *marked = str_printf("custom:%s", j->size);
+  if (!marked) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
+  json_object_set_new(record, "size", json_string(marked));
+  free(marked);
+  return MAPP_OK;
+}
+
 static int add_harness_fields(json_t *record, const job *j, const execute_options *opt, const char *launch,
                               const proc_outcome *proc) {
+  MAPP_TRY(mark_custom_size(record, j));
   char *key = job_key(j);
   if (!key) return mapp_fail(MAPP_ERR_SYSTEM, "out of memory");
   json_object_set_new(record, "key", json_string(key));

@@ -14,7 +14,7 @@ static const char *const top_keys[] = {"name", "description", "check", "weak_ref
                                        MEASURE_KEYS, NULL};
 static const char *const run_keys[] = {"app",   "variants", "backends", "ranks", "threads", "sizes",          "scaling",
                                        "args",  "label",    "matrix",   "gpus",  "check",   "weak_reference", "case",
-                                       MEASURE_KEYS, NULL};
+                                       "answer_of", MEASURE_KEYS, NULL};
 
 static bool one_of(const char *choices, const char *word) {
   size_t len = strlen(word);
@@ -176,6 +176,8 @@ static int parse_run(const yaml_map *m, const sweep_spec *spec, spec_run *run) {
   run->gpus = -1;
   MAPP_TRY(yaml_get_long(m, "gpus", false, 0, &run->gpus));
   if (run->label) MAPP_TRY(check_name(m, "label", run->label));
+  MAPP_TRY(yaml_get_string(m, "answer_of", false, &run->answer_of));
+  if (run->answer_of) MAPP_TRY(check_name(m, "answer_of", run->answer_of));
   MAPP_TRY(parse_matrix(m, run));
   MAPP_TRY(make_combos(m, run));
   MAPP_TRY(default_list(&run->backends, "serial"));
@@ -443,6 +445,7 @@ static void spec_run_free(spec_run *run) {
   free(run->scaling);
   free(run->label);
   free(run->case_name);
+  free(run->answer_of);
   for (size_t k = 0; run->matrix_values && k < run->matrix_flags.count; ++k) strv_free(&run->matrix_values[k]);
   free(run->matrix_values);
   strv_free(&run->matrix_flags);
@@ -534,7 +537,8 @@ static int expand_run(const spec_run *run, const app_info *app, const char **var
                   .combo = app_combo(app, variants[v], run->backends.items[b]),
                   .bitwise_ranks = app->bitwise_ranks,
                   .weak_reference = run->weak_reference,
-                  .peer_of = app->peer_of};
+                  .peer_of = app->peer_of,
+                  .answer_of = run->answer_of};
               MAPP_TRY(push_job(jobs, capacity, &item));
             }
   return MAPP_OK;
@@ -559,6 +563,11 @@ int spec_expand(const sweep_spec *spec, const app_info *apps, size_t napps, swee
       const app_info *app = find_app(apps, napps, run->app);
       if (!app) {
         status = mapp_fail(MAPP_ERR_INPUT, "%s: no mini-app '%s' in this build", spec->origin, run->app);
+        break;
+      }
+      if (run->answer_of && !app->peer_of) {
+        status = mapp_fail(MAPP_ERR_INPUT, "%s: answer_of '%s' on mapp-%s, which is no peer of a mini-app "
+                           "(its --list names no peer_of)", spec->origin, run->answer_of, run->app);
         break;
       }
       const char **variants = NULL;

@@ -94,6 +94,8 @@ typedef struct {
   check_mode check; /* the entry's check:, else the spec's */
   bool weak_reference; /* the entry's weak_reference:, else the spec's */
   char *case_name;  /* optional: the baseline case of a custom problem (case:) */
+  char *answer_of;  /* optional, a peer's entry: the label of the mini-app's entry whose answers its own are
+                       checked against (answer_of:; default: its own setting) */
   strv matrix_flags;      /* "--instances", ... */
   strv *matrix_values;    /* per flag, its values */
   spec_combo *combos;     /* the product of the matrix, at least one */
@@ -130,6 +132,7 @@ typedef struct {
   bool bitwise_ranks; /* the app's answers agree across rank counts (consistency.h) */
   bool weak_reference; /* its entry's weak_reference: (consistency.h) */
   const char *peer_of; /* the mini-app whose answer of the same configuration it is checked against, or NULL */
+  const char *answer_of; /* the setting of that configuration, where the entry names another (answer_of:) */
   bool peer_target;    /* a program of the spec is a peer of this app: its answers are kept for it */
 } sweep_job;
 

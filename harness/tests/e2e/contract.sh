@@ -7,7 +7,9 @@
 #            own, swept (check: required), checked (a perturbed baseline
 #            fails it), plotted and reported like a mini-app; its peer
 #            mapp-wrapped-peer is checked against wrapped's baselines and,
-#            in a sweep, against wrapped's answers (a moved answer fails)
+#            in a sweep, against wrapped's answers (a moved answer fails;
+#            answer_of: pairs entries of two labels); a custom problem's
+#            size keeps its preset (custom:tiny, custom:small)
 #   broken   builds of it that write a record field of the wrong type, omit
 #            a required field, or have no --list are each refused by mapp
 #            contract (exit 1) and by sweep and run, with one line naming
@@ -84,6 +86,29 @@ case_wrapped() {
   grep -q '"app":"wrapped-peer".*"consistency":{"status":"fail"' peer-moved/peer/results.jsonl || fail "the moved answer passed"
   expect_exit 0 "$MAPP" report peer-moved/peer
   grep -q 'agreement with its mini-app' peer-moved/peer/report.md || fail "the report does not name the peer check"
+
+  # A peer entry of another label names the mini-app entry whose answers it
+  # is checked against (answer_of:); without it nothing of its setting ran
+  # and it goes unchecked. A custom problem's size keeps the preset its
+  # flags changed, so tiny and small with the same --points stay apart.
+  printf 'name: other\nrepetitions: 1\ncheck: none\nruns:\n  - {app: wrapped, label: base, variants: [explicit], ranks: [1], sizes: [tiny, small], args: ["--points", "40"]}\n  - {app: wrapped-peer, label: other, answer_of: base, variants: [explicit], ranks: [1], sizes: [tiny, small], args: ["--points", "40"]}\n' >other.yaml
+  expect_exit 0 "$MAPP" sweep other.yaml --out other
+  [ "$(grep '"app":"wrapped-peer"' other/other/results.jsonl | grep -c '"consistency":{"status":"pass".*"peer_of":"wrapped"')" = 2 ] ||
+    fail "answer_of: the peer was not checked against the base entry: $(grep '"app":"wrapped-peer"' other/other/results.jsonl | head -1)"
+  for size in custom:tiny custom:small; do
+    [ "$(grep -c "\"size\":\"$size\"" other/other/results.jsonl)" = 2 ] || fail "no two records of size $size"
+  done
+  expect_exit 0 "$MAPP" report other/other
+  grep -q '| custom:tiny |' other/other/report.md && grep -q '| custom:small |' other/other/report.md ||
+    fail "the report pools the custom problems of tiny and small: $(grep custom other/other/report.md)"
+  sed 's/, answer_of: base//' other.yaml >unpaired.yaml
+  expect_exit 0 "$MAPP" sweep unpaired.yaml --out unpaired
+  grep -q '"app":"wrapped-peer".*"consistency":{"status":"unavailable"' unpaired/other/results.jsonl ||
+    fail "a peer of another setting was checked without answer_of"
+  sed 's/app: wrapped-peer, label: other, answer_of: base/app: wrapped, label: other, answer_of: base/' other.yaml >notpeer.yaml
+  expect_one_error_line "$MAPP" sweep notpeer.yaml --out notpeer
+  expect_exit 2 "$MAPP" sweep notpeer.yaml --out notpeer
+  expect_output "answer_of 'base' on mapp-wrapped, which is no peer"
 
   # The comparison is real: a perturbed baseline fails the run.
   "$TOOL" perturb "$MAPP_BASELINE_DIR/wrapped/tiny.h5" u 3 1e-9 || fail "perturbing the baseline"
