@@ -92,6 +92,32 @@ case $case_ in
     [ $? -eq 1 ] || fail "a planted change of the coupling body passed: $(cat planted.txt)"
     echo "planted coupling change: $(grep -c ' FAIL (' planted.txt) of 4 fields FAIL"
     ;;
+  answer_tiny_omp)
+    # Python mode on 2 threads, both GridTools backends, three runs each:
+    # every answer the baseline's (GT4Py's wrong ghosts from a temporary
+    # under horizontal regions were once a race here; sw_stencils.py).
+    for gtb in gt:cpu_ifirst gt:cpu_kfirst; do
+      for run in 1 2 3; do
+        answer python --gt-backend "$gtb" --backend omp --threads 2
+      done
+    done
+    ;;
+  race_probe)
+    # Every call of the shallow-water step alone on 1 and 2 threads against
+    # GT4Py's numpy backend, gt:cpu_kfirst: none differs; with the ghost
+    # images planted back into a gtscript temporary the probe names the
+    # ghost calls (the test can fail).
+    probe=$src/miniapps/stencil/peer/race_probe.py
+    gt_cache=${GT_CACHE_ROOT:-$bin/../peers-cache/stencil-gt4py/gt} # the launcher's
+    GT_CACHE_ROOT="$gt_cache" "$py" "$probe" --gt-backend gt:cpu_kfirst --threads 1,2,2 --out probe \
+      >probe.txt 2>&1 || fail "race_probe.py found calls that differ: $(cat probe.txt)"
+    tail -1 probe.txt
+    GT_CACHE_ROOT="$gt_cache" MAPP_STENCIL_PEER_PLANT=ghost-temporary "$py" "$probe" \
+      --gt-backend gt:cpu_kfirst --threads 1,2 --only ghost_h,ghost_u,ghost_v --out planted >planted.txt 2>&1
+    [ $? -eq 1 ] || fail "the planted temporary was not found: $(cat planted.txt)"
+    grep -q '^c00 ghost_h .*WRONG' planted.txt || fail "the probe does not name ghost_h: $(cat planted.txt)"
+    tail -1 planted.txt
+    ;;
   answer_tiny_3d_orchestrated)
     program3d build-and-run vertical vertical-tiny.h5 --cache "$work/dacecache"
     program3d build-and-run hydrostatic hydrostatic-tiny.h5 --cache "$work/dacecache"
@@ -163,7 +189,7 @@ PY
   bad_program) refused --size tiny --program vertical --init rest ;;
   bad_debug) refused --size tiny --check nan ;;
   bad_build_output) refused --size tiny --variant build --output x.h5 ;;
-  bad_threads) refused --size tiny --backend omp --threads 2 ;;
+  bad_threads) refused --size tiny --backend omp --threads 5000 ;;
   bad_ranks) OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 refused --size tiny ;;
   *) echo "unknown case $case_" >&2; exit 2 ;;
 esac

@@ -20,15 +20,22 @@ Two things gtscript cannot say as the C says them, and how they are said:
   ghost regions is split into one region per ghost line (edges) or cell
   (corners), 48 in all, each with its constant offset (the generated source
   below). GT4Py forbids writing a field read with an offset in one
-  computation, so the images go through a temporary: one computation reads
-  them, the next writes them (the C reads only interior cells, so both give
-  the same values).
+  computation, so the images go through a scratch field (ghost_image): one
+  computation reads them, the next writes them (the C reads only interior
+  cells, so both give the same values). A gtscript temporary in its place
+  gives wrong ghosts on GT4Py's GridTools backends: a temporary written
+  under several horizontal regions and read back in a later computation
+  comes back 0.0 at some points (gt:cpu_kfirst on any thread count,
+  gt:cpu_ifirst on 2 threads, from run to run); numpy and dace:cpu are
+  right, and so is the same stencil with the temporary made a field
+  (race_probe.py finds it; docs/stencil-performance.md has the reproducer).
 - potential_vorticity uses the global row gj (Coriolis f0 + beta y); gtscript
   has no index in I or J, so f per row is an input field (FCOR), as Pace
   keeps f in its grid data.
 """
 
 import linecache
+import os
 
 import numpy as np
 import peer_program
@@ -228,9 +235,13 @@ def ghost_source(field):
         wx = xs[0][0].split(":")[0] + ":" + xs[-1][0].split(":")[1]
         wy = ys[0][0].split(":")[0] + ":" + ys[-1][0].split(":")[1]
         writes.append(f"region[{wx}, {wy}]")
-    src = (f"def ghost_{field}(q: F):\n    with computation(PARALLEL), interval(...):\n" + "".join(reads)
+    src = (f"def ghost_{field}(q: F, img: F):\n    with computation(PARALLEL), interval(...):\n" + "".join(reads)
            + "    with computation(PARALLEL), interval(...):\n"
            + f"        with horizontal({', '.join(writes)}):\n            q = img\n")
+    if os.environ.get("MAPP_STENCIL_PEER_PLANT") == "ghost-temporary":
+        # the images through a gtscript temporary (img unused), for the
+        # test that shows race_probe.py finds GT4Py's wrong ghosts
+        src = src.replace("img = ", "image = ").replace("q = img", "q = image")
     return src
 
 
@@ -263,22 +274,22 @@ EXT_FY = (0, 0, 0, 1)
 STATE = ["h", "u", "v"]
 TEMPORARIES = ["div", "ke", "zeta", "h_face_x", "flux_x", "h_x", "h_face_y", "flux_y", "h_corner", "pv",
                "mass_flux_u", "mass_flux_v", "bernoulli", "coriolis_u", "coriolis_v", "damping_u", "damping_v",
-               "tendency_u", "tendency_v"]
+               "tendency_u", "tendency_v", "ghost_image"]
 FIELDS = STATE + TEMPORARIES + ["fcor"]
 
 # The 27 calls: (name, definition, fields in the definition's order, scalar
 # arguments, extent). The step's order is this list's.
 CALLS = [
-    ("ghost_h", ghost_h, ["h"], [], EXT_PADDED),
-    ("ghost_u", ghost_u, ["u"], [], EXT_PADDED),
-    ("ghost_v", ghost_v, ["v"], [], EXT_PADDED),
+    ("ghost_h", ghost_h, ["h", "ghost_image"], [], EXT_PADDED),
+    ("ghost_u", ghost_u, ["u", "ghost_image"], [], EXT_PADDED),
+    ("ghost_v", ghost_v, ["v", "ghost_image"], [], EXT_PADDED),
     ("h_face_x", h_face_x, ["h", "u", "h_face_x"], [], EXT_FX),
     ("flux_x", mass_flux, ["u", "h_face_x", "flux_x"], [], EXT_FX),
     ("advect_x", advect_x, ["h", "flux_x", "h_x"], ["dt", "rdx"], EXT_AX),
     ("h_face_y", h_face_y, ["h_x", "v", "h_face_y"], [], EXT_FY),
     ("flux_y", mass_flux, ["v", "h_face_y", "flux_y"], [], EXT_FY),
     ("advect_y", advect_y, ["h_x", "flux_y", "h"], ["dt", "rdy"], EXT_0),
-    ("ghost_h_new", ghost_h, ["h"], [], EXT_PADDED),
+    ("ghost_h_new", ghost_h, ["h", "ghost_image"], [], EXT_PADDED),
     ("divergence", divergence, ["u", "v", "div"], ["rdx", "rdy"], EXT_1),
     ("kinetic_energy", kinetic_energy, ["u", "v", "ke"], [], EXT_1),
     ("h_at_corners", h_at_corners, ["h", "h_corner"], [], EXT_1),
@@ -291,7 +302,7 @@ CALLS = [
     ("damping_v", damping_v, ["div", "damping_v"], ["nu", "rdy"], EXT_0),
     ("tendency_u", tendency_u, ["coriolis_u", "bernoulli", "damping_u", "tendency_u"], ["rdx"], EXT_0),
     ("update_u", update_u, ["u", "tendency_u"], ["dt"], EXT_0),
-    ("ghost_u_new", ghost_u, ["u"], [], EXT_PADDED),
+    ("ghost_u_new", ghost_u, ["u", "ghost_image"], [], EXT_PADDED),
     ("mass_flux_u", mass_flux_u, ["u", "h", "mass_flux_u"], [], EXT_1),
     ("coriolis_v", coriolis_v, ["pv", "mass_flux_u", "coriolis_v"], [], EXT_0),
     ("tendency_v", tendency_v, ["coriolis_v", "bernoulli", "damping_v", "tendency_v"], ["rdy"], EXT_0),
@@ -315,29 +326,31 @@ class Step:
         peer_program.freeze_calls(self, stencils, CALLS, HALO, nx, ny, nz)
 
     def run(self, h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
-            mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v, fcor,
+            mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v,
+            ghost_image, fcor,
             dt: float, rdx: float, rdy: float, g: float, nu: float, nsteps: int):
         for _ in range(nsteps):
             self.step(h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
                       mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v,
-                      fcor, dt, rdx, rdy, g, nu)
+                      ghost_image, fcor, dt, rdx, rdy, g, nu)
 
     # One step, the same 27 calls: orchestrated, the program of --calls
     # per-step, which Python calls once a step (as Pace calls its
     # orchestrated step from its time loop).
     def step(self, h, u, v, div, ke, zeta, h_face_x, flux_x, h_x, h_face_y, flux_y, h_corner, pv, mass_flux_u,
-             mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v, fcor,
+             mass_flux_v, bernoulli, coriolis_u, coriolis_v, damping_u, damping_v, tendency_u, tendency_v,
+             ghost_image, fcor,
              dt: float, rdx: float, rdy: float, g: float, nu: float):
-        self.c00(h)
-        self.c01(u)
-        self.c02(v)
+        self.c00(h, ghost_image)
+        self.c01(u, ghost_image)
+        self.c02(v, ghost_image)
         self.c03(h, u, h_face_x)
         self.c04(u, h_face_x, flux_x)
         self.c05(h, flux_x, h_x, dt, rdx)
         self.c06(h_x, v, h_face_y)
         self.c07(v, h_face_y, flux_y)
         self.c08(h_x, flux_y, h, dt, rdy)
-        self.c09(h)
+        self.c09(h, ghost_image)
         self.c10(u, v, div, rdx, rdy)
         self.c11(u, v, ke)
         self.c12(h, h_corner)
@@ -350,7 +363,7 @@ class Step:
         self.c19(div, damping_v, nu, rdy)
         self.c20(coriolis_u, bernoulli, damping_u, tendency_u, rdx)
         self.c21(u, tendency_u, dt)
-        self.c22(u)
+        self.c22(u, ghost_image)
         self.c23(u, h, mass_flux_u)
         self.c24(pv, mass_flux_u, coriolis_v)
         self.c25(coriolis_v, bernoulli, damping_v, tendency_v, rdy)
