@@ -217,7 +217,9 @@ probe_app_specific() {
     local g=$BIN/mapp-stencil-gt4py
     probe "mapp-stencil-gt4py without its venv" -- env MAPP_PEERS_VENV=/nonexistent "$g" --size tiny
     probe "mapp-stencil-gt4py --variant eager (the app's name; the peer's is python)" -- "$g" --size tiny --variant eager
-    probe "mapp-stencil-gt4py --program vertical (no peer yet)" -- "$g" --size tiny --program vertical
+    probe "mapp-stencil-gt4py --program hydrostatic --init constant (the vertical program's)" -- "$g" --size tiny --program hydrostatic --init constant
+    probe "mapp-stencil-gt4py --dace-pipeline with --variant python" -- "$g" --size tiny --dace-pipeline default
+    probe "mapp-stencil-gt4py --calls with --variant python" -- "$g" --size tiny --calls per-run
     probe "mapp-stencil-gt4py --init constant (the vertical program's)" -- "$g" --size tiny --init constant
     probe "mapp-stencil-gt4py --check nan (the app's debug pass)" -- "$g" --size tiny --check nan
     probe "mapp-stencil-gt4py --layout 2x2 (one rank)" -- "$g" --size tiny --layout 2x2
@@ -225,7 +227,7 @@ probe_app_specific() {
     probe "mapp-stencil-gt4py --mode run without a cache" -- "$g" --size tiny --mode run --cache "$SCRATCH/no-dace-cache"
     probe "mapp-stencil-gt4py --cache with --variant python" -- "$g" --size tiny --cache "$SCRATCH/c"
     probe "mapp-stencil-gt4py --mode build --output" -- "$g" --size tiny --mode build --output x.h5
-    probe "mapp-stencil-gt4py python on 2 OpenMP threads (a race)" -- "$g" --size tiny --backend omp --threads 2
+    probe "mapp-stencil-gt4py --threads beyond 4096" -- "$g" --size tiny --backend omp --threads 5000
     probe "mapp-stencil-gt4py --scaling strong --weak-ranks 2" -- "$g" --size tiny --weak-ranks 2
     [ -n "$MPIEXEC" ] && probe "mapp-stencil-gt4py -np 2 (one rank)" -- "$MPIEXEC" -np 2 "$g" --size tiny
   fi
