@@ -39,6 +39,7 @@ import sys
 # The contract's plumbing every peer shares (miniapps/common/peer/mapp_peer.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "peer"))
 import dace_pipeline  # noqa: E402
+import peer_program  # noqa: E402
 from sw_options import (  # noqa: E402
     ALIASES, OPTIONS, PROGRAMS, VARIANTS, make_config, refuse_unhonoured, refuse_value)
 from mapp_peer import (  # noqa: E402
@@ -144,11 +145,7 @@ class Peer:
         gt_cache = os.environ.get("GT_CACHE_ROOT") or default_cache("gt")
         os.environ["GT_CACHE_ROOT"] = os.path.abspath(gt_cache)
         os.makedirs(os.environ["GT_CACHE_ROOT"], exist_ok=True)
-        # The app's generated programs are compiled without contraction; so are
-        # the stencils (GT and DaCe) here.
-        extra = os.environ.get("GT4PY_EXTRA_COMPILE_ARGS", "")
-        if "-ffp-contract" not in extra:
-            os.environ["GT4PY_EXTRA_COMPILE_ARGS"] = (extra + " -ffp-contract=off -fno-trapping-math").strip()
+        peer_program.compile_without_contraction()
         try:
             import numpy as np
             import h5py  # noqa: F401  (the answer file; fail here, not after the run)
@@ -178,12 +175,9 @@ class Peer:
             self.setup_dace()
         # The stencils: one per body, compiled (or loaded from GT4Py's cache).
         t0 = now()
-        built = {}
         self.compile_log = os.path.join(os.environ["GT_CACHE_ROOT"], "compile.log")
         with CompilerOutput(self.compile_log):
-            for _, d, *_ in S.CALLS:
-                if d.__name__ not in built:
-                    built[d.__name__] = gtscript.stencil(backend=be, definition=d, name=f"{stencils}.{d.__name__}")
+            built = peer_program.build_stencils(gtscript, stencils, S.CALLS, be)
         self.stencil_build_s = now() - t0
         self.stencils = {name: built[d.__name__] for name, d, *_ in S.CALLS}
         self.step = S.Step(self.stencils, nx, ny, nz)
@@ -223,7 +217,7 @@ class Peer:
         # default -march=native -ffast-math, so both sides compile the same
         # arithmetic; the rest is Pace's own line (dace_config.py: -std=c++14
         # -fPIC -Wall -Wextra -O3, "removed --fmath"). Both pipelines.
-        self.dace_flags = ("-std=c++14 -fPIC -Wall -Wextra -O3 -ffp-contract=off -fno-trapping-math "
+        self.dace_flags = (f"-std=c++14 -fPIC -Wall -Wextra -O3 {peer_program.NO_CONTRACTION} "
                            "-Wno-unused-parameter -Wno-unused-label")
         self.dace_settings = dace_pipeline.configure(cfg, self.pipeline, self.dace_flags, self.cache)
 

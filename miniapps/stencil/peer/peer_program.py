@@ -4,6 +4,29 @@ extent, and the check that a program's Step makes its calls as its table
 lists them."""
 
 import inspect
+import os
+
+# The app's generated programs are compiled without contraction; so are the
+# stencils (GT and DaCe), so a point's arithmetic is the C's.
+NO_CONTRACTION = "-ffp-contract=off -fno-trapping-math"
+
+
+def compile_without_contraction():
+    """GT4PY_EXTRA_COMPILE_ARGS with NO_CONTRACTION, unless it names a
+    contraction rule of its own."""
+    extra = os.environ.get("GT4PY_EXTRA_COMPILE_ARGS", "")
+    if "-ffp-contract" not in extra:
+        os.environ["GT4PY_EXTRA_COMPILE_ARGS"] = (extra + " " + NO_CONTRACTION).strip()
+
+
+def build_stencils(gtscript, module, calls, backend):
+    """One compiled stencil per body of the calls (a body two calls share is
+    built once), named MODULE.BODY as GT4Py's cache keys it, by body name."""
+    built = {}
+    for _, d, *_ in calls:
+        if d.__name__ not in built:
+            built[d.__name__] = gtscript.stencil(backend=backend, definition=d, name=f"{module}.{d.__name__}")
+    return built
 
 
 def origin_domain(extent, halo, nx, ny, nz=1):

@@ -25,6 +25,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import peer_program  # noqa: E402  (the peer's folder, on the path above)
 
 
 def child(args):
@@ -34,16 +36,11 @@ def child(args):
     from gt4py.cartesian import gtscript
     import gt4py.cartesian.config as gt_config
     import importlib
-    sys.path.insert(0, HERE)
     gt_config.cache_settings["root_path"] = os.environ["GT_CACHE_ROOT"]
     S = importlib.import_module(args.stencils)
     shape = (args.nx + 2 * S.HALO, args.ny + 2 * S.HALO, args.nz)
     calls = [(k, c) for k, c in enumerate(S.CALLS) if not args.only or c[0] in args.only.split(",")]
-    built = {}
-    for _, (name, d, fields, scalars, extent) in calls:
-        if d.__name__ not in built:
-            built[d.__name__] = gtscript.stencil(backend=args.gt_backend, definition=d,
-                                                 name=f"{args.stencils}.{d.__name__}")
+    built = peer_program.build_stencils(gtscript, args.stencils, [c for _, c in calls], args.gt_backend)
     for k, (name, d, fields, scalars, extent) in calls:
         arrays = {}
         for f in fields:
@@ -124,9 +121,7 @@ def main():
     args = p.parse_args()
     os.environ.setdefault("GT_CACHE_ROOT", os.path.join(HERE, "..", "..", "..", "build", "peers-cache",
                                                         "stencil-gt4py", "gt"))
-    extra = os.environ.get("GT4PY_EXTRA_COMPILE_ARGS", "")
-    if "-ffp-contract" not in extra:
-        os.environ["GT4PY_EXTRA_COMPILE_ARGS"] = (extra + " -ffp-contract=off -fno-trapping-math").strip()
+    peer_program.compile_without_contraction()
     if args.child:
         child(args)
         return 0
