@@ -383,26 +383,36 @@ static void emit_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *pla
   fprintf(fo, "  }\n}\n\n");
 }
 
-/* A column pipe as one function: rows of columns in parallel (omp), each
- * row running every group's levels in turn (st_pipe_is_column). A column
- * buffer keeps its pool array but each thread uses only one padded row of
- * every level of it (padded row t, the thread's number: a thread that
- * sweeps rows is numbered below the rows swept, at most the padded rows):
- * fld_<x> is shifted by the swept row, so the bodies' indices k,
- * k - plane, k + plane land in that row and stay in cache. With OpenMP,
- * thread t takes padded row 2t where the rows allow: adjacent threads'
- * rows would share a cache line at their ends (a padded row is rarely a
- * whole number of lines), written by both at every level of every row. */
+/* A column pipe as one function: rows of columns, each running every
+ * group's levels in turn, group m on row sweep - lag[m] (st_pipe_is_column).
+ * With OpenMP the rows are cut into one block per thread, and each block
+ * sweeps its own rows; with lags, a block's first `most` sweep steps (the
+ * largest lag) run before a barrier and the rest after it, so a block
+ * writes the rows its lower neighbour reads of it, and reads the rows of
+ * its lower neighbour that it needs, before that neighbour goes on (the
+ * plan keeps only such dependences across rows: blocks_keep). A block has
+ * at least 2 most + 1 rows, so its steps before the barrier never reach its
+ * upper end; a narrow domain gets fewer blocks than threads.
+ * A column buffer keeps its pool array but each thread uses only one padded
+ * row of every level of it (padded row t, the thread's number: a thread
+ * that sweeps rows is numbered below the rows swept, at most the padded
+ * rows): fld_<x> is shifted by the group's row (every group using a buffer
+ * has the same lag), so the bodies' indices k, k - plane, k + plane land in
+ * that row and stay in cache. With OpenMP, thread t takes padded row 2t
+ * where the rows allow: adjacent threads' rows would share a cache line at
+ * their ends (a padded row is rarely a whole number of lines), written by
+ * both at every level of every row. */
 static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_plan *plan, int q,
                              mapp_backend backend) {
   const st_pipe *pipe = &plan->pipes[q];
   bool used[ST_MAX_FIELDS];
   pipe_fields(o, p, plan, pipe, "rows of columns", used);
-  int lo = 0, hi = 0;
+  int lo = 0, hi = 0, most = 0;
   for (int m = 0; m < pipe->count; ++m) {
     const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
     if (m == 0 || e->j.lo < lo) lo = e->j.lo;
     if (m == 0 || e->j.hi > hi) hi = e->j.hi;
+    if (pipe->lag[m] > most) most = pipe->lag[m];
   }
   emit_function(fo, o, p, "pipe", q, used);
   bool omp = backend == MAPP_BACKEND_OMP;
@@ -414,21 +424,34 @@ static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_pl
     if (used[f] && plan->buffered[f])
       fprintf(fo, "    double *const col_%s = fld_%s + (%s - ST_HALO) * s; /* padded row %s */\n", field(p, f),
               field(p, f), omp ? "row" : "t", omp ? "row" : "t");
-  fprintf(fo, "%s    for (long j = %d; j < a->ly + %d; ++j) {\n      const long gj = a->j0 + j;\n",
-          omp ? "#pragma omp for schedule(static)\n" : "", lo, hi);
-  for (int f = 0; f < p->nfields; ++f)
-    if (used[f] && plan->buffered[f])
-      fprintf(fo, "      double *restrict const fld_%s = col_%s - j * s; /* column buffer */\n", field(p, f),
-              field(p, f));
+  if (omp)
+    fprintf(fo, "    const long rows = a->ly + %d, blocks = st_min(omp_get_num_threads(), st_max(1, rows / %d));\n"
+                "    const long b_lo = %d + (t < blocks ? rows * t / blocks : rows);\n"
+                "    const long b_hi = %d + (t < blocks ? rows * (t + 1) / blocks : rows);\n",
+            hi - lo, 2 * most + 1, lo, lo);
+  else
+    fprintf(fo, "    const long b_lo = %d, b_hi = a->ly + %d;\n", lo, hi);
+  fprintf(fo, "    for (long sweep = b_lo; sweep < b_hi + %d; ++sweep) {\n", most);
+  if (omp && most) fprintf(fo, "      if (sweep == b_lo + %d) {\n#pragma omp barrier\n      }\n", most);
   for (int m = 0; m < pipe->count; ++m) {
     const st_group *g = &plan->groups[pipe->first + m];
     const st_extent *e = &p->calls[g->first].extent;
-    fprintf(fo, "      if (j >= %d && j < a->ly + %d) { /* group %d */\n", e->j.lo, e->j.hi, pipe->first + m);
+    fprintf(fo, "      { /* group %d, lag %d */\n        const long j = sweep - %d, gj = a->j0 + j;\n",
+            pipe->first + m, pipe->lag[m], pipe->lag[m]);
+    fprintf(fo, "        if (j >= b_lo && j < b_hi && j >= %d && j < a->ly + %d) {\n", e->j.lo, e->j.hi);
+    bool mine[ST_MAX_FIELDS];
+    group_fields(p, plan, g, mine);
+    for (int f = 0; f < p->nfields; ++f)
+      if (mine[f] && plan->buffered[f])
+        fprintf(fo, "        double *restrict const fld_%s = col_%s - j * s; /* column buffer */\n", field(p, f),
+                field(p, f));
     fprintf(fo, "        const long i_lo = %d, i_hi = a->lx + %d;\n", e->i.lo, e->i.hi);
     emit_levels(fo, p, plan, g);
-    fprintf(fo, "      }\n");
+    fprintf(fo, "        }\n      }\n");
   }
-  fprintf(fo, "    }\n  }\n}\n\n");
+  fprintf(fo, "    }\n");
+  if (omp && most) fprintf(fo, "    if (b_hi == b_lo) {\n#pragma omp barrier\n    }\n");
+  fprintf(fo, "  }\n}\n\n");
 }
 
 static void emit_exchange(FILE *o, const st_program *p, const st_exchange *e) {

@@ -281,33 +281,78 @@ static int lag_for(const st_program *p, const st_plan *plan, const st_pipe *pipe
 /* Read in the reader's own row (any column, any level). */
 static bool row_local(const st_input *in) { return !in->dj_lo && !in->dj_hi; }
 
-/* May 3-D group g join the column pipe q: every value that flows between
- * g and the pipe's groups (either way) stays in its row of columns, at any
- * level? Then each row can run all the pipe's loops, each over the whole
- * row, before the next row (in parallel over rows), with the same answer
- * as loop after loop. */
-static bool column_joinable(const st_program *p, const st_plan *plan, const st_pipe *q, int g) {
+/* May a flow (reader after writer) or anti dependence (reader before
+ * writer) across rows, read rows dj_lo..dj_hi around the reader's, hold in
+ * a column pipe swept in parallel by blocks of rows? A block's first sweep
+ * steps run before a barrier, the rest after it (emit_column_pipe): what a
+ * block reads above it is then written by its upper neighbour before the
+ * barrier (flow) and what it reads below it is read before its lower
+ * neighbour overwrites it after the barrier (anti). The other two
+ * directions would need the neighbour's later rows first. */
+static bool blocks_keep(const st_input *in, bool flow) { return flow ? in->dj_lo >= 0 : in->dj_hi <= 0; }
+
+/* The lag at which 3-D group g may join the column pipe q, or -1. Each row
+ * of columns runs the pipe's loops in turn, each over all its levels, group
+ * m on row sweep - lag[m] (rows in parallel by blocks, on the serial backend
+ * too): what flows between g and the pipe in its own row of columns (any
+ * column, any level) needs no lag, a row above or below one as lag_for
+ * gives it, where the blocks keep that order (blocks_keep). Only a group
+ * that reads what the pipe writes or reads is worth sweeping with it: the
+ * rows it shares are still in cache. */
+static int column_lag(const st_program *p, const st_plan *plan, const st_pipe *q, int g) {
   const st_group *gr = &plan->groups[g];
-  bool flows = false; /* only what g reads from the pipe is worth sweeping with it */
+  bool shares = false;
   for (int m = q->first; m < q->first + q->count; ++m) {
     const st_group *prev = &plan->groups[m];
-    if (p->fields[p->calls[prev->first].out].dims != 3) return false;
+    if (p->fields[p->calls[prev->first].out].dims != 3) return -1;
     for (int ke = prev->first; ke < prev->first + prev->count; ++ke)
       for (int kl = gr->first; kl < gr->first + gr->count; ++kl) {
         const st_call *ce = &p->calls[ke], *cl = &p->calls[kl];
         for (int n = 0; n < cl->nin; ++n) {
-          if (cl->in[n].field == ce->out && !row_local(&cl->in[n])) return false;
-          flows |= cl->in[n].field == ce->out && !plan->demoted[ce->out];
+          const st_input *in = &cl->in[n];
+          if (plan->demoted[in->field]) continue;
+          if (in->field == ce->out && !blocks_keep(in, true)) return -1;
+          shares |= in->field == ce->out;
+          for (int r = 0; r < ce->nin; ++r) shares |= in->field == ce->in[r].field;
         }
         for (int n = 0; n < ce->nin; ++n)
-          if (ce->in[n].field == cl->out && !row_local(&ce->in[n])) return false;
+          if (ce->in[n].field == cl->out && !blocks_keep(&ce->in[n], false)) return -1;
       }
   }
-  return flows;
+  return shares ? lag_for(p, plan, q, g) : -1;
 }
 
 bool st_pipe_is_column(const st_program *p, const st_plan *plan, const st_pipe *q) {
   return q->count > 1 && p->fields[p->calls[plan->groups[q->first].first].out].dims == 3;
+}
+
+/* Each loop of a column pipe as late as the loops after it allow (never
+ * beyond the pipe's largest lag, never ahead of the next loop): a loop whose
+ * output is read later in its own row then runs with its readers, and what
+ * flows between them can be a column buffer. Raising a lag only relaxes
+ * what the loops before it need (lag_for), so the later loops' bounds are
+ * the only ones: a reader of its output at rows dj_lo..dj_hi no earlier
+ * than dj_hi rows after it, a writer of what it reads no earlier than
+ * -dj_lo rows after it, a writer of its output not ahead of it. */
+static int min_int(int x, int y) { return x < y ? x : y; }
+
+static void delay_column_loops(const st_program *p, const st_plan *plan, st_pipe *pipe) {
+  int most = 0;
+  for (int m = 0; m < pipe->count; ++m) most = pipe->lag[m] > most ? pipe->lag[m] : most;
+  for (int m = pipe->count - 2; m >= 0; --m) {
+    group_access mine, next;
+    access_of(p, plan, pipe->first + m, &mine);
+    int bound = min_int(pipe->lag[m + 1], most);
+    for (int l = m + 1; l < pipe->count; ++l) {
+      access_of(p, plan, pipe->first + l, &next);
+      for (int f = 0; f < p->nfields; ++f) {
+        if (mine.writes[f] && next.reads[f]) bound = min_int(bound, pipe->lag[l] - next.dj_hi[f]);
+        if (mine.reads[f] && next.writes[f]) bound = min_int(bound, pipe->lag[l] + mine.dj_lo[f]);
+        if (mine.writes[f] && next.writes[f]) bound = min_int(bound, pipe->lag[l]);
+      }
+    }
+    if (bound > pipe->lag[m]) pipe->lag[m] = bound;
+  }
 }
 
 /* Column buffers: a temporary that is an array (not demoted) but written
@@ -315,7 +360,7 @@ bool st_pipe_is_column(const st_program *p, const st_plan *plan, const st_pipe *
  * columns of the row being swept (each thread its own), not the whole
  * field: it stays in cache and never moves to memory. */
 static void buffer_columns(const st_program *p, st_plan *plan) {
-  int pipe_of[ST_MAX_FIELDS];
+  int pipe_of[ST_MAX_FIELDS], lag_of[ST_MAX_FIELDS];
   bool column[ST_MAX_FIELDS];
   for (int f = 0; f < ST_MAX_FIELDS; ++f) pipe_of[f] = -1, column[f] = true;
   for (int q = 0; q < plan->npipes; ++q) {
@@ -331,7 +376,8 @@ static void buffer_columns(const st_program *p, st_plan *plan) {
         for (int m = 0; m < nf; ++m) {
           int f = fields[m];
           if (pipe_of[f] >= 0 && pipe_of[f] != q) column[f] = false;
-          pipe_of[f] = q;
+          if (pipe_of[f] == q && lag_of[f] != pipe->lag[g - pipe->first]) column[f] = false; /* one row at a time */
+          pipe_of[f] = q, lag_of[f] = pipe->lag[g - pipe->first];
           if (!st_pipe_is_column(p, plan, pipe)) column[f] = false;
         }
       }
@@ -353,9 +399,8 @@ static void make_pipes(const st_program *p, st_plan *plan, st_plan_level level, 
     st_pipe *q = plan->npipes ? &plan->pipes[plan->npipes - 1] : NULL;
     int lag = -1;
     bool vertical = p->fields[p->calls[plan->groups[g].first].out].dims == 3;
-    if (vertical && level != ST_PLAN_SEPARATE && q && !exchange_before[plan->groups[g].first] &&
-        column_joinable(p, plan, q, g))
-      lag = 0;
+    if (vertical && level != ST_PLAN_SEPARATE && q && !exchange_before[plan->groups[g].first])
+      lag = column_lag(p, plan, q, g);
     else if (level == ST_PLAN_ROWS && q && !exchange_before[plan->groups[g].first] && row_sweepable(p, plan, g) &&
              row_sweepable(p, plan, q->first + q->count - 1))
       lag = lag_for(p, plan, q, g);
@@ -410,6 +455,8 @@ int st_plan_make(const st_program *p, int cls, st_plan_level level, st_plan *pla
     plan->ndemoted += plan->demoted[f];
   }
   make_pipes(p, plan, level, exchange_before);
+  for (int q = 0; q < plan->npipes; ++q)
+    if (st_pipe_is_column(p, plan, &plan->pipes[q])) delay_column_loops(p, plan, &plan->pipes[q]);
   buffer_columns(p, plan);
   assign_slots(p, plan);
   return MAPP_OK;

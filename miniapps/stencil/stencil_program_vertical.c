@@ -38,8 +38,9 @@ int st_program_vertical(st_program *p) {
   p->bodies = "stencil_bodies_vertical.h";
   add_fields(p);
   /* Horizontal advection, level by level (parallel in k). The y fluxes
-   * first: they are read a row ahead, so they cannot share a sweep over
-   * rows with their readers; the x fluxes, read in their own row, can. */
+   * first: they are read a row ahead, so a sweep over rows of columns runs
+   * them a row before their readers; the x fluxes, read in their own row,
+   * run with their readers. */
   CALL(.name = "dp_flux_y", .body = "dp_flux_y", .out = FY, .nin = 2, .in = {ST_AT(V), ST_IN(DP, 0, 0, -1, 0)},
        .extent = EXT_FACE_Y);
   CALL(.name = "q_flux_y", .body = "q_flux_y", .out = FQY, .nin = 3,

@@ -67,14 +67,47 @@ static void check_class(const st_program *p, int cls) {
          plan.ntemps, plan.nslots);
 }
 
+/* How a pipe's sweep orders two (group, row) visits: one thread sweeping
+ * every row (threads 0), or the column pipes' OpenMP blocks as
+ * emit_column_pipe cuts them (threads > 0): within a block the sweep's
+ * order; across blocks only the barrier after each block's first `most`
+ * steps. rows_lo..rows_hi: the rows the pipe's groups span. */
+typedef struct {
+  const st_pipe *q;
+  int threads, most;
+  long rows_lo, rows_hi;
+} schedule;
+
 /* When group m of a pipe handles row r: sweep step r + lag, after the
  * groups before it in that step. */
 static long pipe_time(const st_pipe *q, int m, long r) { return (r + q->lag[m]) * q->count + m; }
 
+static void block_of(const schedule *sc, long r, long *b_lo, long *b_hi) {
+  long rows = sc->rows_hi - sc->rows_lo, blocks = rows / (2 * sc->most + 1);
+  if (blocks < 1) blocks = 1;
+  if (blocks > sc->threads) blocks = sc->threads;
+  *b_lo = *b_hi = 0;
+  for (long t = 0; t < blocks; ++t) {
+    *b_lo = sc->rows_lo + rows * t / blocks, *b_hi = sc->rows_lo + rows * (t + 1) / blocks;
+    if (r >= *b_lo && r < *b_hi) return;
+  }
+}
+
+/* Does group a's visit of row ra surely come before group b's of row rb? */
+static bool before(const schedule *sc, int a, long ra, int b, long rb) {
+  if (!sc->threads) return pipe_time(sc->q, a, ra) < pipe_time(sc->q, b, rb);
+  long a_lo, a_hi, b_lo, b_hi;
+  block_of(sc, ra, &a_lo, &a_hi);
+  block_of(sc, rb, &b_lo, &b_hi);
+  if (a_lo == b_lo) return pipe_time(sc->q, a, ra) < pipe_time(sc->q, b, rb);
+  return ra + sc->q->lag[a] < a_lo + sc->most && rb + sc->q->lag[b] >= b_lo + sc->most;
+}
+
 /* Every row order a pipe's sweep implies, checked by enumeration (not by the
  * lag formula the plan used): a row read is written before, a row
  * overwritten is read before, and writes keep their order. ly rows. */
-static int pipe_violations(const st_program *p, const st_plan *plan, const st_pipe *q, long ly) {
+static int pipe_violations(const st_program *p, const st_plan *plan, const schedule *sc, long ly) {
+  const st_pipe *q = sc->q;
   int bad = 0;
   for (int later = 1; later < q->count; ++later)
     for (int earlier = 0; earlier < later; ++earlier) {
@@ -88,17 +121,17 @@ static int pipe_violations(const st_program *p, const st_plan *plan, const st_pi
             for (int n = 0; n < cl->nin; ++n)
               for (int dj = cl->in[n].dj_lo; dj <= cl->in[n].dj_hi && cl->in[n].field == ce->out && !plan->demoted[ce->out]; ++dj) {
                 long w = r + dj;
-                if (w >= ee->j.lo && w < ly + ee->j.hi && pipe_time(q, earlier, w) > pipe_time(q, later, r)) ++bad;
+                if (w >= ee->j.lo && w < ly + ee->j.hi && !before(sc, earlier, w, later, r)) ++bad;
               }
             /* anti: earlier reads row r of what later overwrites at r */
             for (int n = 0; n < ce->nin; ++n)
               for (int dj = ce->in[n].dj_lo; dj <= ce->in[n].dj_hi && ce->in[n].field == cl->out && !plan->demoted[cl->out]; ++dj) {
                 long reader = r - dj;
-                if (reader >= ee->j.lo && reader < ly + ee->j.hi && pipe_time(q, earlier, reader) > pipe_time(q, later, r)) ++bad;
+                if (reader >= ee->j.lo && reader < ly + ee->j.hi && !before(sc, earlier, reader, later, r)) ++bad;
               }
             /* output */
             if (ce->out == cl->out && !plan->demoted[cl->out] && r >= ee->j.lo && r < ly + ee->j.hi &&
-                pipe_time(q, earlier, r) > pipe_time(q, later, r))
+                !before(sc, earlier, r, later, r))
               ++bad;
           }
         }
@@ -115,7 +148,7 @@ static void check_pipes(const st_program *p) {
     EXPECT(st_plan_make(p, cls, ST_PLAN_ROWS, &plan) == MAPP_OK, "class %d: no row plan", cls);
     for (int q = 0; q < plan.npipes; ++q) {
       swept += plan.pipes[q].count > 1;
-      EXPECT(pipe_violations(p, &plan, &plan.pipes[q], 40) == 0, "class %d: pipe %d breaks the program's order", cls, q);
+      EXPECT(pipe_violations(p, &plan, &(schedule){.q = &plan.pipes[q]}, 40) == 0, "class %d: pipe %d breaks the program's order", cls, q);
     }
   }
   EXPECT(swept > 0, "no loops are swept together by rows");
@@ -133,7 +166,7 @@ static void check_pipes(const st_program *p) {
       if (rows.pipes[q].lag[m] > 0) {
         st_pipe early = rows.pipes[q];
         early.lag[m] = 0;
-        broken += pipe_violations(p, &rows, &early, 40) > 0;
+        broken += pipe_violations(p, &rows, &(schedule){.q = &early}, 40) > 0;
       }
   EXPECT(broken > 0, "a lag set to 0 went unnoticed");
 }
@@ -204,51 +237,102 @@ static void check_levels(const st_program *p) {
   }
 }
 
-/* Every access in a column pipe to what the pipe writes, and every access
- * to a column buffer, is in the accessing point's own row of columns (any
- * column, any level): rows are then independent, and a buffer needs only
- * the row being swept. Counts the accesses that are not. */
-static int column_violations(const st_program *p, const st_plan *plan) {
-  int bad = 0;
+/* Every access to a column buffer is in its column pipe, in the accessing
+ * point's own row of columns (any column, any level), by groups of one lag:
+ * a buffer then needs only the row being swept. Counts the accesses that
+ * are not. */
+static int buffer_violations(const st_program *p, const st_plan *plan) {
+  int bad = 0, lag_of[ST_MAX_FIELDS];
+  for (int f = 0; f < ST_MAX_FIELDS; ++f) lag_of[f] = -1;
   for (int k = 0; k < p->ncalls; ++k) {
-    int q = 0;
-    while (q < plan->npipes && !(st_plan_group_of(plan, k) >= plan->pipes[q].first &&
-                                 st_plan_group_of(plan, k) < plan->pipes[q].first + plan->pipes[q].count))
-      ++q;
+    int g = st_plan_group_of(plan, k), q = 0;
+    while (q < plan->npipes && !(g >= plan->pipes[q].first && g < plan->pipes[q].first + plan->pipes[q].count)) ++q;
     const st_pipe *pipe = &plan->pipes[q];
-    int first = plan->groups[pipe->first].first;
+    int first = plan->groups[pipe->first].first, lag = pipe->lag[g - pipe->first];
     const st_group *end = &plan->groups[pipe->first + pipe->count - 1];
     bool column = st_pipe_is_column(p, plan, pipe);
-    for (int n = 0; n < p->calls[k].nin; ++n) {
-      const st_input *in = &p->calls[k].in[n];
-      bool written = false, offset = in->dj_lo || in->dj_hi;
+    for (int n = 0; n <= p->calls[k].nin; ++n) {
+      const st_input *in = n < p->calls[k].nin ? &p->calls[k].in[n] : &(st_input){.field = p->calls[k].out};
+      if (!plan->buffered[in->field]) continue;
+      bool written = false;
       for (int m = first; m < end->first + end->count; ++m) written |= p->calls[m].out == in->field;
-      if (plan->buffered[in->field] && (!column || !written || offset)) ++bad;
-      if (column && written && offset) ++bad;
+      bad += !column || !written || in->dj_lo || in->dj_hi || (lag_of[in->field] >= 0 && lag_of[in->field] != lag);
+      lag_of[in->field] = lag;
     }
   }
   return bad;
 }
 
-/* The column pipes of the fused plan, and a planted column buffer. */
+/* A column pipe's schedule: the rows its groups span on ly rows, its
+ * largest lag, on threads threads (0: one sweep). */
+static schedule column_schedule(const st_program *p, const st_plan *plan, const st_pipe *q, int threads, long ly) {
+  schedule sc = {.q = q, .threads = threads};
+  for (int m = 0; m < q->count; ++m) {
+    const st_extent *e = &p->calls[plan->groups[q->first + m].first].extent;
+    if (m == 0 || e->j.lo < sc.rows_lo) sc.rows_lo = e->j.lo;
+    if (m == 0 || ly + e->j.hi > sc.rows_hi) sc.rows_hi = ly + e->j.hi;
+    if (q->lag[m] > sc.most) sc.most = q->lag[m];
+  }
+  return sc;
+}
+
+/* Order violations of a column pipe swept by one thread and by 2 to 5
+ * blocks, on 1 to 40 rows. */
+static int column_order_violations(const st_program *p, const st_plan *plan, const st_pipe *q) {
+  int bad = 0;
+  for (int threads = 0; threads <= 5; ++threads)
+    for (long ly = 1; ly <= 40; ++ly) {
+      schedule sc = column_schedule(p, plan, q, threads, ly);
+      bad += pipe_violations(p, plan, &sc, ly);
+    }
+  return bad;
+}
+
+/* The column pipes of both plans: their sweeps keep the program's order on
+ * one thread and in blocks, the buffers stay in their rows; a planted
+ * buffer read across rows, a trailing loop moved up, and blocks without
+ * their barrier are caught. */
 static void check_columns(const st_program *p) {
-  st_plan plan;
-  EXPECT(st_plan_make(p, 0, ST_PLAN_FUSED, &plan) == MAPP_OK, "%s: no plan", p->name);
-  int pipes = 0;
-  for (int q = 0; q < plan.npipes; ++q) pipes += st_pipe_is_column(p, &plan, &plan.pipes[q]);
-  EXPECT(column_violations(p, &plan) == 0, "%s: a column pipe or buffer reaches another row", p->name);
-  if (!pipes) return;
-  printf("%s: %d column pipes, %d temporaries in column buffers\n", p->name, pipes, plan.nbuffered);
-  EXPECT(plan.nbuffered > 0, "%s: no column buffers", p->name);
-  /* the check can fail: a temporary read in another row made a buffer */
-  int planted = -1;
-  for (int k = 0; k < p->ncalls && planted < 0; ++k)
-    for (int n = 0; n < p->calls[k].nin; ++n)
-      if (p->calls[k].in[n].field >= p->nstate && (p->calls[k].in[n].dj_lo || p->calls[k].in[n].dj_hi))
-        planted = p->calls[k].in[n].field;
-  if (planted >= 0) {
-    plan.buffered[planted] = true;
-    EXPECT(column_violations(p, &plan) > 0, "%s: a buffer read across rows went unnoticed", p->name);
+  for (st_plan_level level = ST_PLAN_FUSED; level <= ST_PLAN_ROWS; ++level) {
+    st_plan plan;
+    EXPECT(st_plan_make(p, 0, level, &plan) == MAPP_OK, "%s: no plan", p->name);
+    EXPECT(buffer_violations(p, &plan) == 0, "%s: a column buffer reaches another row or lag", p->name);
+    int pipes = 0, lagged = 0, moved_caught = 0, barred = 0, unbarred_caught = 0;
+    for (int q = 0; q < plan.npipes; ++q) {
+      const st_pipe *pipe = &plan.pipes[q];
+      if (!st_pipe_is_column(p, &plan, pipe)) continue;
+      ++pipes;
+      EXPECT(column_order_violations(p, &plan, pipe) == 0, "%s: column pipe %d breaks the program's order", p->name, q);
+      for (int m = 1; m < pipe->count; ++m)
+        if (pipe->lag[m] > 0) { /* moved up to the first row: an order or a buffer broken */
+          ++lagged;
+          st_plan early = plan;
+          early.pipes[q].lag[m] = 0;
+          moved_caught += column_order_violations(p, &early, &early.pipes[q]) + buffer_violations(p, &early) > 0;
+        }
+      schedule sc = column_schedule(p, &plan, pipe, 2, 40);
+      if (sc.most) {
+        ++barred;
+        sc.most = 0; /* blocks without their barrier */
+        unbarred_caught += pipe_violations(p, &plan, &sc, 40) > 0;
+      }
+    }
+    EXPECT(moved_caught == lagged, "%s: a loop moved ahead of its lag went unnoticed", p->name);
+    EXPECT(unbarred_caught == barred, "%s: blocks without their barrier went unnoticed", p->name);
+    if (!pipes || level == ST_PLAN_ROWS) continue;
+    printf("%s: %d column pipes, %d loops in them behind the first, %d temporaries in column buffers\n", p->name, pipes,
+           lagged, plan.nbuffered);
+    EXPECT(plan.nbuffered > 0, "%s: no column buffers", p->name);
+    /* the check can fail: a temporary read in another row made a buffer */
+    int planted = -1;
+    for (int k = 0; k < p->ncalls && planted < 0; ++k)
+      for (int n = 0; n < p->calls[k].nin; ++n)
+        if (p->calls[k].in[n].field >= p->nstate && (p->calls[k].in[n].dj_lo || p->calls[k].in[n].dj_hi))
+          planted = p->calls[k].in[n].field;
+    if (planted >= 0) {
+      plan.buffered[planted] = true;
+      EXPECT(buffer_violations(p, &plan) > 0, "%s: a buffer read across rows went unnoticed", p->name);
+    }
   }
 }
 
