@@ -414,44 +414,55 @@ static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_pl
     if (m == 0 || e->j.hi > hi) hi = e->j.hi;
     if (pipe->lag[m] > most) most = pipe->lag[m];
   }
-  emit_function(fo, o, p, "pipe", q, used);
   bool omp = backend == MAPP_BACKEND_OMP;
-  fprintf(fo, "%s  {\n    const long t = %s;\n", omp ? "#pragma omp parallel\n" : "",
-          omp ? "omp_get_thread_num()" : "0");
-  if (omp)
-    fprintf(fo, "    const long row = 2 * omp_get_num_threads() <= a->ly + 2 * ST_HALO ? 2 * t : t; /* a row apart */\n");
+  /* The block's sweep, a function of its own with restrict arrays: in the
+   * region OpenMP outlines they would reach the loops through a shared
+   * struct, without restrict, and the loops would test for overlap. */
+  fprintf(fo, "static void pipe%d_rows(const stencil_args *args, long row, long b_lo, long b_hi", q);
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f]) fprintf(fo, ", double *restrict fld_%s", field(p, f));
+  fprintf(fo, ") {\n  const stencil_args local_args = *args;\n  const stencil_args *const a = &local_args;\n"
+              "  const long s = a->stride;\n  (void)s; (void)row;\n");
   for (int f = 0; f < p->nfields; ++f)
     if (used[f] && plan->buffered[f])
-      fprintf(fo, "    double *const col_%s = fld_%s + (%s - ST_HALO) * s; /* padded row %s */\n", field(p, f),
-              field(p, f), omp ? "row" : "t", omp ? "row" : "t");
-  if (omp)
-    fprintf(fo, "    const long rows = a->ly + %d, blocks = st_min(omp_get_num_threads(), st_max(1, rows / %d));\n"
-                "    const long b_lo = %d + (t < blocks ? rows * t / blocks : rows);\n"
-                "    const long b_hi = %d + (t < blocks ? rows * (t + 1) / blocks : rows);\n",
-            hi - lo, 2 * most + 1, lo, lo);
-  else
-    fprintf(fo, "    const long b_lo = %d, b_hi = a->ly + %d;\n", lo, hi);
-  fprintf(fo, "    for (long sweep = b_lo; sweep < b_hi + %d; ++sweep) {\n", most);
-  if (omp && most) fprintf(fo, "      if (sweep == b_lo + %d) {\n#pragma omp barrier\n      }\n", most);
+      fprintf(fo, "  double *const col_%s = fld_%s + (row - ST_HALO) * s; /* padded row `row` */\n", field(p, f),
+              field(p, f));
+  fprintf(fo, "  for (long sweep = b_lo; sweep < b_hi + %d; ++sweep) {\n", most);
+  if (omp && most) fprintf(fo, "    if (sweep == b_lo + %d) {\n#pragma omp barrier\n    }\n", most);
   for (int m = 0; m < pipe->count; ++m) {
     const st_group *g = &plan->groups[pipe->first + m];
     const st_extent *e = &p->calls[g->first].extent;
-    fprintf(fo, "      { /* group %d, lag %d */\n        const long j = sweep - %d, gj = a->j0 + j;\n",
-            pipe->first + m, pipe->lag[m], pipe->lag[m]);
-    fprintf(fo, "        if (j >= b_lo && j < b_hi && j >= %d && j < a->ly + %d) {\n", e->j.lo, e->j.hi);
+    fprintf(fo, "    { /* group %d, lag %d */\n      const long j = sweep - %d, gj = a->j0 + j;\n", pipe->first + m,
+            pipe->lag[m], pipe->lag[m]);
+    fprintf(fo, "      if (j >= b_lo && j < b_hi && j >= %d && j < a->ly + %d) {\n", e->j.lo, e->j.hi);
     bool mine[ST_MAX_FIELDS];
     group_fields(p, plan, g, mine);
     for (int f = 0; f < p->nfields; ++f)
       if (mine[f] && plan->buffered[f])
-        fprintf(fo, "        double *restrict const fld_%s = col_%s - j * s; /* column buffer */\n", field(p, f),
+        fprintf(fo, "      double *restrict const fld_%s = col_%s - j * s; /* column buffer */\n", field(p, f),
                 field(p, f));
-    fprintf(fo, "        const long i_lo = %d, i_hi = a->lx + %d;\n", e->i.lo, e->i.hi);
+    fprintf(fo, "      const long i_lo = %d, i_hi = a->lx + %d;\n", e->i.lo, e->i.hi);
     emit_levels(fo, p, plan, g);
-    fprintf(fo, "        }\n      }\n");
+    fprintf(fo, "      }\n    }\n");
   }
-  fprintf(fo, "    }\n");
-  if (omp && most) fprintf(fo, "    if (b_hi == b_lo) {\n#pragma omp barrier\n    }\n");
-  fprintf(fo, "  }\n}\n\n");
+  fprintf(fo, "  }\n");
+  if (omp && most) fprintf(fo, "  if (b_hi == b_lo) {\n#pragma omp barrier\n  }\n");
+  fprintf(fo, "}\n\n");
+  /* The pipe: one block per thread. */
+  emit_function(fo, o, p, "pipe", q, used);
+  if (omp)
+    fprintf(fo, "#pragma omp parallel\n  {\n    const long t = omp_get_thread_num();\n"
+                "    const long row = 2 * omp_get_num_threads() <= a->ly + 2 * ST_HALO ? 2 * t : t; /* a row apart */\n"
+                "    const long rows = a->ly + %d, blocks = st_min(omp_get_num_threads(), st_max(1, rows / %d));\n"
+                "    const long b_lo = %d + (t < blocks ? rows * t / blocks : rows);\n"
+                "    const long b_hi = %d + (t < blocks ? rows * (t + 1) / blocks : rows);\n",
+            hi - lo, 2 * most + 1, lo, lo);
+  else
+    fprintf(fo, "  {\n    const long row = 0, b_lo = %d, b_hi = a->ly + %d;\n", lo, hi);
+  fprintf(fo, "    pipe%d_rows(a, row, b_lo, b_hi", q);
+  for (int f = 0; f < p->nfields; ++f)
+    if (used[f]) fprintf(fo, ", fld_%s", field(p, f));
+  fprintf(fo, ");\n  }\n}\n\n");
 }
 
 static void emit_exchange(FILE *o, const st_program *p, const st_exchange *e) {
