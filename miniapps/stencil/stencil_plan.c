@@ -326,6 +326,8 @@ bool st_pipe_is_column(const st_program *p, const st_plan *plan, const st_pipe *
   return q->count > 1 && p->fields[p->calls[plan->groups[q->first].first].out].dims == 3;
 }
 
+static int min_int(int x, int y) { return x < y ? x : y; }
+
 /* Each loop of a column pipe as late as the loops after it allow (never
  * beyond the pipe's largest lag, never ahead of the next loop): a loop whose
  * output is read later in its own row then runs with its readers, and what
@@ -334,8 +336,6 @@ bool st_pipe_is_column(const st_program *p, const st_plan *plan, const st_pipe *
  * the only ones: a reader of its output at rows dj_lo..dj_hi no earlier
  * than dj_hi rows after it, a writer of what it reads no earlier than
  * -dj_lo rows after it, a writer of its output not ahead of it. */
-static int min_int(int x, int y) { return x < y ? x : y; }
-
 static void delay_column_loops(const st_program *p, const st_plan *plan, st_pipe *pipe) {
   int most = 0;
   for (int m = 0; m < pipe->count; ++m) most = pipe->lag[m] > most ? pipe->lag[m] : most;
