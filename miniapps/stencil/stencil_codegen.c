@@ -407,12 +407,11 @@ static void emit_column_pipe(FILE *fo, FILE *o, const st_program *p, const st_pl
   const st_pipe *pipe = &plan->pipes[q];
   bool used[ST_MAX_FIELDS];
   pipe_fields(o, p, plan, pipe, "rows of columns", used);
-  int lo = 0, hi = 0, most = 0;
+  int lo = 0, hi = 0, most = st_pipe_max_lag(pipe);
   for (int m = 0; m < pipe->count; ++m) {
     const st_extent *e = &p->calls[plan->groups[pipe->first + m].first].extent;
     if (m == 0 || e->j.lo < lo) lo = e->j.lo;
     if (m == 0 || e->j.hi > hi) hi = e->j.hi;
-    if (pipe->lag[m] > most) most = pipe->lag[m];
   }
   bool omp = backend == MAPP_BACKEND_OMP;
   /* The block's sweep, a function of its own with restrict arrays: in the

@@ -322,11 +322,16 @@ static int column_lag(const st_program *p, const st_plan *plan, const st_pipe *q
   return shares ? lag_for(p, plan, q, g) : -1;
 }
 
+int st_pipe_max_lag(const st_pipe *q) {
+  int most = 0;
+  for (int m = 0; m < q->count; ++m)
+    if (q->lag[m] > most) most = q->lag[m];
+  return most;
+}
+
 bool st_pipe_is_column(const st_program *p, const st_plan *plan, const st_pipe *q) {
   return q->count > 1 && p->fields[p->calls[plan->groups[q->first].first].out].dims == 3;
 }
-
-static int min_int(int x, int y) { return x < y ? x : y; }
 
 /* Each loop of a column pipe as late as the loops after it allow (never
  * beyond the pipe's largest lag, never ahead of the next loop): a loop whose
@@ -337,18 +342,17 @@ static int min_int(int x, int y) { return x < y ? x : y; }
  * than dj_hi rows after it, a writer of what it reads no earlier than
  * -dj_lo rows after it, a writer of its output not ahead of it. */
 static void delay_column_loops(const st_program *p, const st_plan *plan, st_pipe *pipe) {
-  int most = 0;
-  for (int m = 0; m < pipe->count; ++m) most = pipe->lag[m] > most ? pipe->lag[m] : most;
+  int most = st_pipe_max_lag(pipe);
   for (int m = pipe->count - 2; m >= 0; --m) {
     group_access mine, next;
     access_of(p, plan, pipe->first + m, &mine);
-    int bound = min_int(pipe->lag[m + 1], most);
+    int bound = (int)st_min(pipe->lag[m + 1], most);
     for (int l = m + 1; l < pipe->count; ++l) {
       access_of(p, plan, pipe->first + l, &next);
       for (int f = 0; f < p->nfields; ++f) {
-        if (mine.writes[f] && next.reads[f]) bound = min_int(bound, pipe->lag[l] - next.dj_hi[f]);
-        if (mine.reads[f] && next.writes[f]) bound = min_int(bound, pipe->lag[l] + mine.dj_lo[f]);
-        if (mine.writes[f] && next.writes[f]) bound = min_int(bound, pipe->lag[l]);
+        if (mine.writes[f] && next.reads[f]) bound = (int)st_min(bound, pipe->lag[l] - next.dj_hi[f]);
+        if (mine.reads[f] && next.writes[f]) bound = (int)st_min(bound, pipe->lag[l] + mine.dj_lo[f]);
+        if (mine.writes[f] && next.writes[f]) bound = (int)st_min(bound, pipe->lag[l]);
       }
     }
     if (bound > pipe->lag[m]) pipe->lag[m] = bound;

@@ -231,6 +231,9 @@ typedef struct {
 
 #define ST_MAX_LAG 4 /* rows a loop may trail the first of its pipe by */
 
+/* The largest lag of pipe q: the rows its last loop may trail its first by. */
+int st_pipe_max_lag(const st_pipe *q);
+
 typedef enum {
   ST_PLAN_SEPARATE, /* every stencil its own loop (debug passes check after each) */
   ST_PLAN_FUSED,    /* consecutive stencils fused into loops */

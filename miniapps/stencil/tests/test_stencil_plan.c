@@ -266,12 +266,11 @@ static int buffer_violations(const st_program *p, const st_plan *plan) {
 /* A column pipe's schedule: the rows its groups span on ly rows, its
  * largest lag, on threads threads (0: one sweep). */
 static schedule column_schedule(const st_program *p, const st_plan *plan, const st_pipe *q, int threads, long ly) {
-  schedule sc = {.q = q, .threads = threads};
+  schedule sc = {.q = q, .threads = threads, .most = st_pipe_max_lag(q)};
   for (int m = 0; m < q->count; ++m) {
     const st_extent *e = &p->calls[plan->groups[q->first + m].first].extent;
     if (m == 0 || e->j.lo < sc.rows_lo) sc.rows_lo = e->j.lo;
     if (m == 0 || ly + e->j.hi > sc.rows_hi) sc.rows_hi = ly + e->j.hi;
-    if (q->lag[m] > sc.most) sc.most = q->lag[m];
   }
   return sc;
 }
