@@ -226,6 +226,13 @@ int stencil_state_create(MPI_Comm comm, const stencil_config *cfg, stencil_state
 /* Eager: resolve the kernels. Orchestrated: generate, build (build modes,
  * one rank per class), check and load from the cache. Collective. */
 int stencil_prepare(stencil_state *s);
+/* Zeros over a host field (s->field_elems doubles) written the way the
+ * kernels sweep it: padded rows split statically among the threads, every
+ * level of a row by that row's thread. The pages are then faulted in at
+ * set-up, not inside the first timed step (at large a fault costs more than
+ * the step's arithmetic on a page), and on a NUMA node they sit near the
+ * thread that computes them. */
+void stencil_field_first_touch(const stencil_state *s, double *x);
 /* One time step in the configured mode (halo exchanges inside). With debug
  * checks, STENCIL_STOPPED when another rank's check failed (that rank
  * reports it; this one stops quietly). */

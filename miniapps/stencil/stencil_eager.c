@@ -44,8 +44,18 @@ int stencil_eager_init(stencil_state *s) {
   }
   /* The pool holds every temporary of a step at once: eager cannot know
    * which ones could share memory. */
-  size_t bytes = (size_t)(s->program.nfields - s->program.nstate) * (s->field_elems * sizeof(double) + MAPP_POOL_ALIGN);
-  return mapp_pool_init(&s->pool, bytes);
+  int temporaries = s->program.nfields - s->program.nstate;
+  size_t bytes = (size_t)temporaries * (s->field_elems * sizeof(double) + MAPP_POOL_ALIGN);
+  MAPP_TRY(mapp_pool_init(&s->pool, bytes));
+  /* Each temporary's slot is first-touched now, as the step will take it. */
+  size_t mark = mapp_pool_mark(&s->pool);
+  for (int f = 0; f < temporaries; ++f) {
+    double *slot;
+    MAPP_TRY(mapp_pool_alloc(&s->pool, s->field_elems * sizeof(double), (void **)&slot));
+    stencil_field_first_touch(s, slot);
+  }
+  mapp_pool_release(&s->pool, mark);
+  return MAPP_OK;
 }
 
 void stencil_eager_free(stencil_state *s) {

@@ -99,7 +99,15 @@ int stencil_managed_alloc(double **out, size_t count);
 void stencil_managed_free(void *p);
 #endif
 
-/* A zeroed field: managed memory for the CUDA program, else host memory. */
+void stencil_field_first_touch(const stencil_state *s, double *x) {
+  const long rows = s->args.ly + 2 * ST_HALO, stride = s->args.stride, plane = s->args.plane, nz = s->args.nz;
+#pragma omp parallel for schedule(static)
+  for (long j = 0; j < rows; ++j)
+    for (long kz = 0; kz < nz; ++kz) memset(x + kz * plane + j * stride, 0, (size_t)stride * sizeof(double));
+}
+
+/* A zeroed field: managed memory for the CUDA program, else host memory,
+ * first-touched at set-up. */
 static int field_alloc(const stencil_state *s, double **out, const char *what) {
 #ifdef MAPP_HAVE_CUDA
   if (s->cfg.backend == MAPP_BACKEND_CUDA)
@@ -107,7 +115,9 @@ static int field_alloc(const stencil_state *s, double **out, const char *what) {
                ? mapp_fail(MAPP_ERR_SYSTEM, "cudaMallocManaged of %zu doubles for the %s failed", s->field_elems, what)
                : MAPP_OK;
 #endif
-  return mapp_calloc((void **)out, s->field_elems, sizeof(double), what);
+  MAPP_TRY(mapp_calloc((void **)out, s->field_elems, sizeof(double), what));
+  stencil_field_first_touch(s, *out);
+  return MAPP_OK;
 }
 
 static void field_free(const stencil_state *s, double *p) {
