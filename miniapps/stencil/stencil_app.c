@@ -143,62 +143,82 @@ int stencil_hook_describe(mapp_run *run, void *state) {
   return describe_execution(run, s);
 }
 
-/* Level kz of field f gathered into whole rows (ly x nx) on the first rank
- * of this process row (row-major; into rows there). */
-static int gather_level(stencil_state *s, int f, long kz, MPI_Comm row_comm, int row_rank, int row_size, double *rows) {
+/* What the answer's write gathers through, allocated once for every level
+ * of every field: this rank's block of a level, the blocks of a process row
+ * as gathered rank by rank, their sizes and offsets, and the whole rows of
+ * a field in the file's order (ly x nz x nx), on the row's first rank. */
+typedef struct {
+  double *block, *packed, *rows;
+  int *counts, *displs;
+} answer_buffers;
+
+static void answer_buffers_free(answer_buffers *b) {
+  free(b->block), free(b->packed), free(b->rows), free(b->counts), free(b->displs);
+  *b = (answer_buffers){0};
+}
+
+/* Collective over s->comm: a rank that cannot allocate fails every rank,
+ * so none enters the gathers and writes the others skip. */
+static int answer_buffers_alloc(const stencil_state *s, int row_rank, int row_size, answer_buffers *b) {
   const stencil_args *a = &s->args;
-  double *block = NULL, *packed = NULL;
-  int *counts = NULL, *displs = NULL;
-  int status = mapp_alloc((void **)&block, sizeof(double) * (size_t)(a->lx * a->ly + 1), "output block");
-  if (status == MAPP_OK) status = mapp_calloc((void **)&counts, (size_t)row_size, sizeof(int), "counts");
-  if (status == MAPP_OK) status = mapp_calloc((void **)&displs, (size_t)row_size, sizeof(int), "displs");
+  long nz = 1;
+  for (int f = 0; f < s->program.nstate; ++f)
+    if (s->program.fields[f].dims == 3) nz = a->nz;
+  /* only a row's first rank gathers and writes whole rows */
+  long row_elems = row_rank == 0 ? a->nx * a->ly : 0;
+  *b = (answer_buffers){0};
+  int status = mapp_alloc((void **)&b->block, sizeof(double) * (size_t)(a->lx * a->ly + 1), "output block");
   if (status == MAPP_OK)
-    status = mapp_alloc((void **)&packed, sizeof(double) * (size_t)(a->nx * a->ly + 1), "packed rows");
-  if (status == MAPP_OK) {
-    const double *level = s->state_fields[f] + kz * a->plane;
-    for (long j = 0; j < a->ly; ++j)
-      memcpy(block + j * a->lx, level + a->origin + j * a->stride, sizeof(double) * (size_t)a->lx);
-    int mine = (int)(a->lx * a->ly);
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, row_comm);
-    for (int r = 1; r < row_size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    /* gathered rank by rank: [rank][j][i]; rearranged into rows below */
-    MPI_Gatherv(block, mine, MPI_DOUBLE, packed, counts, displs, MPI_DOUBLE, 0, row_comm);
-    if (row_rank == 0) {
-      long col = 0;
-      for (int r = 0; r < row_size; ++r) {
-        long w = counts[r] / a->ly;
-        for (long j = 0; j < a->ly; ++j)
-          memcpy(rows + j * a->nx + col, packed + displs[r] + j * w, sizeof(double) * (size_t)w);
-        col += w;
-      }
-    }
-  }
-  free(block), free(packed), free(counts), free(displs);
+    status = mapp_alloc((void **)&b->packed, sizeof(double) * (size_t)(row_elems + 1), "packed rows");
+  if (status == MAPP_OK)
+    status = mapp_alloc((void **)&b->rows, sizeof(double) * (size_t)(row_elems * nz + 1), "output rows");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&b->counts, (size_t)row_size, sizeof(int), "counts");
+  if (status == MAPP_OK) status = mapp_calloc((void **)&b->displs, (size_t)row_size, sizeof(int), "displs");
+  int failed = status != MAPP_OK, any_failed = failed;
+  MAPP_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, s->comm));
+  if (any_failed && !failed)
+    status = mapp_fail(MAPP_ERR_SYSTEM, "another rank could not allocate the answer's write buffers");
+  if (status != MAPP_OK) answer_buffers_free(b);
   return status;
+}
+
+/* Level kz of field f gathered into whole rows on the first rank of this
+ * process row, row j of the level at rows + j * row_stride there. */
+static void gather_level(stencil_state *s, int f, long kz, MPI_Comm row_comm, int row_rank, int row_size,
+                         answer_buffers *b, double *rows, long row_stride) {
+  const stencil_args *a = &s->args;
+  const double *level = s->state_fields[f] + kz * a->plane;
+  for (long j = 0; j < a->ly; ++j)
+    memcpy(b->block + j * a->lx, level + a->origin + j * a->stride, sizeof(double) * (size_t)a->lx);
+  int mine = (int)(a->lx * a->ly);
+  MPI_Gather(&mine, 1, MPI_INT, b->counts, 1, MPI_INT, 0, row_comm);
+  for (int r = 1; r < row_size; ++r) b->displs[r] = b->displs[r - 1] + b->counts[r - 1];
+  /* gathered rank by rank: [rank][j][i]; rearranged into rows below */
+  MPI_Gatherv(b->block, mine, MPI_DOUBLE, b->packed, b->counts, b->displs, MPI_DOUBLE, 0, row_comm);
+  if (row_rank != 0) return;
+  long col = 0;
+  for (int r = 0; r < row_size; ++r) {
+    long w = b->counts[r] / a->ly;
+    for (long j = 0; j < a->ly; ++j)
+      memcpy(rows + j * row_stride + col, b->packed + b->displs[r] + j * w, sizeof(double) * (size_t)w);
+    col += w;
+  }
 }
 
 /* Each field as one global dataset, ny x nx, or ny x nz x nx for a 3-D
  * one (split by rows across ranks): the ranks of a process row gather
- * their blocks into whole rows, whose first rank writes them. */
-static int write_field(stencil_state *s, hid_t file, int f, MPI_Comm row_comm, int row_rank, int row_size) {
+ * their blocks, level by level, into whole rows, whose first rank writes
+ * them. */
+static int write_field(stencil_state *s, hid_t file, int f, MPI_Comm row_comm, int row_rank, int row_size,
+                       answer_buffers *b) {
   const stencil_args *a = &s->args;
   bool vertical = s->program.fields[f].dims == 3;
   long nz = vertical ? a->nz : 1;
-  double *rows = NULL, *level = NULL;
-  int status = mapp_alloc((void **)&rows, sizeof(double) * (size_t)(a->nx * a->ly * nz + 1), "output rows");
-  if (status == MAPP_OK) status = mapp_alloc((void **)&level, sizeof(double) * (size_t)(a->nx * a->ly + 1), "a level");
-  for (long kz = 0; kz < nz && status == MAPP_OK; ++kz) {
-    status = gather_level(s, f, kz, row_comm, row_rank, row_size, level);
-    for (long j = 0; j < a->ly && row_rank == 0 && status == MAPP_OK; ++j)
-      memcpy(rows + (j * nz + kz) * a->nx, level + j * a->nx, sizeof(double) * (size_t)a->nx);
-  }
-  if (status == MAPP_OK) {
-    mapp_h5_slab slab = {.ndims = vertical ? 3 : 2, .global_dims = {a->ny, vertical ? nz : a->nx, a->nx},
-                         .first = a->j0, .count = row_rank == 0 ? a->ly : 0, .stride = a->nx * nz};
-    status = mapp_h5_write_field(file, s->program.fields[f].name, &slab, rows);
-  }
-  free(rows), free(level);
-  return status;
+  for (long kz = 0; kz < nz; ++kz)
+    gather_level(s, f, kz, row_comm, row_rank, row_size, b, b->rows + kz * a->nx, nz * a->nx);
+  mapp_h5_slab slab = {.ndims = vertical ? 3 : 2, .global_dims = {a->ny, vertical ? nz : a->nx, a->nx},
+                       .first = a->j0, .count = row_rank == 0 ? a->ly : 0, .stride = a->nx * nz};
+  return mapp_h5_write_field(file, s->program.fields[f].name, &slab, b->rows);
 }
 
 int stencil_hook_write(mapp_run *run, void *state, const char *path) {
@@ -208,15 +228,18 @@ int stencil_hook_write(mapp_run *run, void *state, const char *path) {
   int row_rank, row_size;
   MPI_Comm_rank(row_comm, &row_rank);
   MPI_Comm_size(row_comm, &row_size);
+  answer_buffers buffers;
   hid_t file;
-  int status = mapp_h5_create(s->comm, path, &file);
+  int status = answer_buffers_alloc(s, row_rank, row_size, &buffers);
+  if (status == MAPP_OK) status = mapp_h5_create(s->comm, path, &file);
   if (status == MAPP_OK) {
     for (int f = 0; f < s->program.nstate && status == MAPP_OK; ++f)
-      status = write_field(s, file, f, row_comm, row_rank, row_size);
+      status = write_field(s, file, f, row_comm, row_rank, row_size, &buffers);
     if (status == MAPP_OK) status = mapp_h5_write_provenance(file, s->comm, &run->rec);
     int closed = mapp_h5_close(file);
     if (status == MAPP_OK) status = closed;
   }
+  answer_buffers_free(&buffers);
   MPI_Comm_free(&row_comm);
   return status;
 }
