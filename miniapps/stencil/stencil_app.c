@@ -158,12 +158,11 @@ static void answer_buffers_free(answer_buffers *b) {
 }
 
 /* Collective over s->comm: a rank that cannot allocate fails every rank,
- * so none enters the gathers and writes the others skip. */
-static int answer_buffers_alloc(const stencil_state *s, int row_rank, int row_size, answer_buffers *b) {
+ * so none enters the gathers and writes the others skip. Each rank's share
+ * of a level is the same for every level and field: gathered once here. */
+static int answer_buffers_alloc(const stencil_state *s, MPI_Comm row_comm, int row_rank, int row_size,
+                                answer_buffers *b) {
   const stencil_args *a = &s->args;
-  long nz = 1;
-  for (int f = 0; f < s->program.nstate; ++f)
-    if (s->program.fields[f].dims == 3) nz = a->nz;
   /* only a row's first rank gathers and writes whole rows */
   long row_elems = row_rank == 0 ? a->nx * a->ly : 0;
   *b = (answer_buffers){0};
@@ -171,15 +170,21 @@ static int answer_buffers_alloc(const stencil_state *s, int row_rank, int row_si
   if (status == MAPP_OK)
     status = mapp_alloc((void **)&b->packed, sizeof(double) * (size_t)(row_elems + 1), "packed rows");
   if (status == MAPP_OK)
-    status = mapp_alloc((void **)&b->rows, sizeof(double) * (size_t)(row_elems * nz + 1), "output rows");
+    status = mapp_alloc((void **)&b->rows, sizeof(double) * (size_t)(row_elems * a->nz + 1), "output rows");
   if (status == MAPP_OK) status = mapp_calloc((void **)&b->counts, (size_t)row_size, sizeof(int), "counts");
   if (status == MAPP_OK) status = mapp_calloc((void **)&b->displs, (size_t)row_size, sizeof(int), "displs");
   int failed = status != MAPP_OK, any_failed = failed;
   MAPP_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, s->comm));
   if (any_failed && !failed)
     status = mapp_fail(MAPP_ERR_SYSTEM, "another rank could not allocate the answer's write buffers");
-  if (status != MAPP_OK) answer_buffers_free(b);
-  return status;
+  if (status != MAPP_OK) {
+    answer_buffers_free(b);
+    return status;
+  }
+  int mine = (int)(a->lx * a->ly);
+  MAPP_MPI(MPI_Gather(&mine, 1, MPI_INT, b->counts, 1, MPI_INT, 0, row_comm));
+  for (int r = 1; r < row_size; ++r) b->displs[r] = b->displs[r - 1] + b->counts[r - 1];
+  return MAPP_OK;
 }
 
 /* Level kz of field f gathered into whole rows on the first rank of this
@@ -190,11 +195,8 @@ static void gather_level(stencil_state *s, int f, long kz, MPI_Comm row_comm, in
   const double *level = s->state_fields[f] + kz * a->plane;
   for (long j = 0; j < a->ly; ++j)
     memcpy(b->block + j * a->lx, level + a->origin + j * a->stride, sizeof(double) * (size_t)a->lx);
-  int mine = (int)(a->lx * a->ly);
-  MPI_Gather(&mine, 1, MPI_INT, b->counts, 1, MPI_INT, 0, row_comm);
-  for (int r = 1; r < row_size; ++r) b->displs[r] = b->displs[r - 1] + b->counts[r - 1];
   /* gathered rank by rank: [rank][j][i]; rearranged into rows below */
-  MPI_Gatherv(b->block, mine, MPI_DOUBLE, b->packed, b->counts, b->displs, MPI_DOUBLE, 0, row_comm);
+  MPI_Gatherv(b->block, (int)(a->lx * a->ly), MPI_DOUBLE, b->packed, b->counts, b->displs, MPI_DOUBLE, 0, row_comm);
   if (row_rank != 0) return;
   long col = 0;
   for (int r = 0; r < row_size; ++r) {
@@ -230,7 +232,7 @@ int stencil_hook_write(mapp_run *run, void *state, const char *path) {
   MPI_Comm_size(row_comm, &row_size);
   answer_buffers buffers;
   hid_t file;
-  int status = answer_buffers_alloc(s, row_rank, row_size, &buffers);
+  int status = answer_buffers_alloc(s, row_comm, row_rank, row_size, &buffers);
   if (status == MAPP_OK) status = mapp_h5_create(s->comm, path, &file);
   if (status == MAPP_OK) {
     for (int f = 0; f < s->program.nstate && status == MAPP_OK; ++f)
