@@ -96,8 +96,7 @@ typedef struct {
 
 
 /* How the tasks variant runs its MPI, TAMPI's choices (mapp_tampi.h): who
- * tests the requests (a polling task on the workers, or the creating
- * thread), TAMPI's non-blocking or blocking mode, the polling period, and
+ * tests the requests (a polling task on the workers, or a polling thread), TAMPI's non-blocking or blocking mode, the polling period, and
  * the watchdog that turns a stalled graph into one line. */
 typedef struct {
   mapp_tampi_poller poller;
@@ -111,8 +110,8 @@ typedef struct {
 
 /* What the tasks variant's runtime did in a solve. */
 typedef struct {
-  long request_tests, polling_task_runs;
-  int team_threads; /* its OpenMP team: workers, blocking mode's spare threads, creator */
+  long request_tests, polling_task_runs, submitter_runs;
+  int team_threads; /* its OpenMP team: workers, blocking mode's spare threads, polling thread */
 } heat_tasks_stats;
 
 /* A solve's context: the phase timers, the tasks variant's options, and

@@ -106,8 +106,10 @@ static int describe_tasks(mapp_run *run, const heat_run *h) {
   MAPP_TRY(mapp_run_set(run, "poll_us", json_real(o->poll_us)));
   MAPP_TRY(mapp_run_set(run, "request_tests", json_integer(h->stats.request_tests)));
   MAPP_TRY(mapp_run_set(run, "polling_task_runs", json_integer(h->stats.polling_task_runs)));
+  MAPP_TRY(mapp_run_set(run, "submitter_runs", json_integer(h->stats.submitter_runs)));
   /* Threads in the team: the workers, blocking mode's spare threads (at
-   * most `threads` of all run tasks at once) and the creating thread. */
+   * most `threads` of all run tasks at once) and the thread poller's
+   * polling thread. */
   return mapp_run_set(run, "team_threads", json_integer(h->stats.team_threads));
 }
 
@@ -125,8 +127,8 @@ static int heat_describe(mapp_run *run, void *state) {
   mapp_run_dim(run, "cols", d->cfg.cols, d->cfg.cols);
   run->rec.steps = d->cfg.steps;
   bool tasks = (heat_variant)run->variant->kind == HEAT_VARIANT_TASKS;
-  /* The tasks variant's team is the workers and the creating thread: busy
-   * when it is the poller, asleep while the window is full otherwise. */
+  /* The tasks variant's team is its workers, and with the thread poller
+   * one polling thread more, busy whenever it polls. */
   run->rec.helper_threads = tasks && h->tasks.poller == MAPP_TAMPI_POLL_THREAD && h->tasks.mode == MAPP_TAMPI_NONBLOCKING;
   if (tasks) MAPP_TRY(describe_tasks(run, h));
   if (h->nam) {
