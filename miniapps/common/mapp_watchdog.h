@@ -5,7 +5,8 @@
  * MPI_Finalize; the others wait 5 s more, so the line is out before the
  * launcher tears the job down, and leave quietly. Between turns the thread
  * sleeps on a condition variable that mapp_watchdog_stop cuts short: a join
- * that waited out a turn would add up to 50 ms to whatever the owner times. */
+ * that waited out a turn would add up to 50 ms to whatever the owner times.
+ * The simulated build starts no thread: SimGrid ends a deadlocked run itself. */
 #ifndef MAPP_WATCHDOG_H
 #define MAPP_WATCHDOG_H
 

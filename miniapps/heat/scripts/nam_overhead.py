@@ -11,7 +11,14 @@ configuration's overhead is the median over rounds, with the interval from
 the smallest to the largest round (a distribution-free interval for the
 median: 94 % with 5 rounds, 98 % with 7).
 
-usage: nam_overhead.py BUILD_BIN OUT_DIR [--rounds N] [--quick]
+With --simulated PLATFORM, BUILD_BIN is the simulated build's (build-sim/bin)
+and every run is SimGrid SMPI on envs/platforms/PLATFORM, one rank a node
+(the memory rank on a node of its own): `mpi` only (the other variants run
+threads, which SMPI does not simulate), on 1 to 64 compute ranks, every 20
+and 5 timesteps (every 1 would hold 12.8 GB of region in the one simulating
+process at 64 ranks).
+
+usage: nam_overhead.py BUILD_BIN OUT_DIR [--rounds N] [--quick] [--simulated PLATFORM]
 Prints a Markdown table; every record is kept in OUT_DIR/records.jsonl.
 """
 import argparse, itertools, json, os, statistics, subprocess, sys
@@ -24,14 +31,23 @@ GRID = ["--rows", "512", "--cols", "1024", "--block-rows", "128", "--block-cols"
 BACKEND = {"mpi": "serial", "forkjoin": "omp", "tasks": "omp"}
 
 
-def configurations(quick):
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def configurations(quick, simulated):
     """(every, mode, checksum) of the snapshot runs."""
-    runs = [(e, m, c) for e in (20, 5, 1) for m, c in (("file", "crc32"), ("rank", "none"))]
+    runs = [(e, m, c) for e in ((20, 5) if simulated else (20, 5, 1)) for m, c in (("file", "crc32"), ("rank", "none"))]
     runs += [(5, "file", "none"), (5, "rank", "crc32")]
     return runs[:2] if quick else runs
 
 
-def run(binary, out, variant, ranks, snap):
+def launcher(platform, ranks):
+    if platform:
+        return [os.path.join(SOURCE, "envs", "sim", "smpirun-wrapper.sh"), "--platform", platform, "-np", str(ranks)]
+    return ["mpirun", "-q", "-np", str(ranks)]
+
+
+def run(binary, out, variant, ranks, snap, platform):
     args = ["--variant", variant, "--backend", BACKEND[variant], *GRID, "--quiet"]
     launch = ranks
     if snap:
@@ -42,7 +58,7 @@ def run(binary, out, variant, ranks, snap):
     result = os.path.join(out, "one.json")
     if os.path.exists(result):
         os.remove(result)
-    subprocess.run(["mpirun", "-q", "-np", str(launch), os.path.join(binary, "mapp-heat"), *args,
+    subprocess.run([*launcher(platform, launch), os.path.join(binary, "mapp-heat"), *args,
                     "--result", result], env=ENV, check=True, timeout=300)
     record = json.loads(open(result).readline())
     record["snapshot"] = snap
@@ -57,16 +73,18 @@ def main():
     p.add_argument("out")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="two configurations, 1 and 2 ranks (a check of the script)")
+    p.add_argument("--simulated", metavar="PLATFORM", help="SimGrid SMPI on envs/platforms/PLATFORM (mpi only)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    ranks_list = (1, 2) if a.quick else (1, 2, 4)
-    snaps = configurations(a.quick)
+    ranks_list = (1, 2) if a.quick else (1, 2, 4, 8, 16, 32, 64) if a.simulated else (1, 2, 4)
+    variants = ("mpi",) if a.simulated else tuple(BACKEND)
+    snaps = configurations(a.quick, a.simulated)
     overhead = {}
     for _ in range(a.rounds):
-        for variant, ranks in itertools.product(BACKEND, ranks_list):
-            base = run(a.bin, a.out, variant, ranks, None)
+        for variant, ranks in itertools.product(variants, ranks_list):
+            base = run(a.bin, a.out, variant, ranks, None, a.simulated)
             for snap in snaps:
-                rate = run(a.bin, a.out, variant, ranks, snap)
+                rate = run(a.bin, a.out, variant, ranks, snap, a.simulated)
                 overhead.setdefault((variant, ranks, snap), []).append(1.0 - rate / base)
     print("| variant | compute ranks | every | NAM mode | checksum | overhead (median) | interval (min-max of rounds) |")
     print("|---|--:|--:|---|---|--:|---|")
