@@ -18,7 +18,10 @@ threads, which SMPI does not simulate), on 1 to 64 compute ranks, every 20
 and 5 timesteps (every 1 would hold 12.8 GB of region in the one simulating
 process at 64 ranks).
 
-usage: nam_overhead.py BUILD_BIN OUT_DIR [--rounds N] [--quick] [--simulated PLATFORM]
+With --threads N, forkjoin and tasks run N threads a rank (mpi 1): the goal
+of hiding the snapshots needs cores beside the blocks' (2 ranks x N + 1).
+
+usage: nam_overhead.py BUILD_BIN OUT_DIR [--rounds N] [--quick] [--simulated PLATFORM] [--threads N]
 Prints a Markdown table; every record is kept in OUT_DIR/records.jsonl.
 """
 import argparse, itertools, json, os, statistics, subprocess, sys
@@ -27,7 +30,7 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
            OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_osc="^pt2pt", OMP_WAIT_POLICY="passive")
 # per compute rank: 512 x 1024 (a 4 MiB snapshot), blocks of 128, 50 timesteps
 GRID = ["--rows", "512", "--cols", "1024", "--block-rows", "128", "--block-cols", "128", "--steps", "50",
-        "--scaling", "weak", "--threads", "1"]
+        "--scaling", "weak"]
 BACKEND = {"mpi": "serial", "forkjoin": "omp", "tasks": "omp"}
 
 
@@ -47,8 +50,9 @@ def launcher(platform, ranks):
     return ["mpirun", "-q", "-np", str(ranks)]
 
 
-def run(binary, out, variant, ranks, snap, platform):
-    args = ["--variant", variant, "--backend", BACKEND[variant], *GRID, "--quiet"]
+def run(binary, out, variant, ranks, snap, platform, threads):
+    args = ["--variant", variant, "--backend", BACKEND[variant], *GRID, "--threads",
+            str(threads if BACKEND[variant] == "omp" else 1), "--quiet"]
     launch = ranks
     if snap:
         every, mode, checksum = snap
@@ -74,6 +78,8 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="two configurations, 1 and 2 ranks (a check of the script)")
     p.add_argument("--simulated", metavar="PLATFORM", help="SimGrid SMPI on envs/platforms/PLATFORM (mpi only)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads a rank of forkjoin and tasks (mpi has 1): more where the cores are there")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     ranks_list = (1, 2) if a.quick else (1, 2, 4, 8, 16, 32, 64) if a.simulated else (1, 2, 4)
@@ -82,9 +88,9 @@ def main():
     overhead = {}
     for _ in range(a.rounds):
         for variant, ranks in itertools.product(variants, ranks_list):
-            base = run(a.bin, a.out, variant, ranks, None, a.simulated)
+            base = run(a.bin, a.out, variant, ranks, None, a.simulated, a.threads)
             for snap in snaps:
-                rate = run(a.bin, a.out, variant, ranks, snap, a.simulated)
+                rate = run(a.bin, a.out, variant, ranks, snap, a.simulated, a.threads)
                 overhead.setdefault((variant, ranks, snap), []).append(1.0 - rate / base)
     print("| variant | compute ranks | every | NAM mode | checksum | overhead (median) | interval (min-max of rounds) |")
     print("|---|--:|--:|---|---|--:|---|")
