@@ -18,7 +18,6 @@ int mapp_df_init(mapp_df *df, size_t payload_size, long window, int max_tasks) {
   df->node_size = (sizeof(mapp_df_node) + payload_size + align - 1) / align * align;
   atomic_init(&df->live, 0);
   atomic_init(&df->progress, 0);
-  atomic_init(&df->submitted, 0);
   atomic_init(&df->submitting, true);
   atomic_init(&df->submitter_runs, 0);
   if (pthread_mutex_init(&df->lock, NULL) != 0)
@@ -267,7 +266,6 @@ void mapp_df_submit(mapp_df *df, mapp_df_node *node, const mapp_df_access *acces
   for (int i = 0; i < count; ++i)
     if (access[i].object) add_access(df, node, access[i]);
   atomic_fetch_add(&df->live, 1);
-  atomic_fetch_add(&df->submitted, 1);
   if (--node->preds == 0) enqueue(df, node);
   int k = take_ready(df, ready);
   pthread_mutex_unlock(&df->lock);

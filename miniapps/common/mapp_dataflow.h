@@ -83,7 +83,6 @@ struct mapp_df {
   int tasks, max_tasks;   /* nodes running as OpenMP tasks, and the most */
   atomic_long live;       /* submitted and not yet done */
   atomic_long progress;   /* done so far: a watchdog's clock */
-  atomic_long submitted;
   long window;
   mapp_df_submitter submit;
   void *submit_arg;

@@ -12,6 +12,13 @@ int mapp_agree(MPI_Comm comm, const char *prog, int status) {
   return worst;
 }
 
+int mapp_agree_alloc(MPI_Comm comm, int status, const char *what) {
+  int worst;
+  MAPP_MPI(MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm));
+  if (!worst) return MAPP_OK;
+  return status ? status : mapp_fail(worst, "another rank could not allocate %s", what);
+}
+
 int mapp_mpi_check_at(const char *file, int line, const char *func, int mpi_status, const char *what) {
   if (mpi_status == MPI_SUCCESS) return MAPP_OK;
   char text[MPI_MAX_ERROR_STRING];

@@ -14,6 +14,12 @@
  * rank's trace). Ranks that did not fail do not print. */
 int mapp_agree(MPI_Comm comm, const char *prog, int status);
 
+/* Collective, printing nothing: after allocations, a status every rank
+ * agrees on, so that no rank waits in a collective another never joins. A
+ * rank that failed keeps its own status; the others fail with the worst one
+ * and "another rank could not allocate WHAT". */
+int mapp_agree_alloc(MPI_Comm comm, int status, const char *what);
+
 /* An MPI call's result as a status: on failure records "WHAT failed: the
  * MPI error string", with the caller's line as the trace's first frame. */
 #define mapp_mpi_check(mpi_status, what) mapp_mpi_check_at(__FILE__, __LINE__, __func__, (mpi_status), (what))

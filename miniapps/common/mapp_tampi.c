@@ -45,11 +45,9 @@ static bool thread_polls(const mapp_tampi_config *cfg) {
   return cfg->poller == MAPP_TAMPI_POLL_THREAD && cfg->mode == MAPP_TAMPI_NONBLOCKING;
 }
 
-int mapp_tampi_team_of(const mapp_tampi_config *cfg, int workers, int max_waiting) {
+int mapp_tampi_team(const mapp_tampi_config *cfg, int workers, int max_waiting) {
   return workers + (cfg->mode == MAPP_TAMPI_BLOCKING ? max_waiting : 0) + thread_polls(cfg);
 }
-
-int mapp_tampi_team(const mapp_tampi *t) { return t->workers + t->spare + thread_polls(&t->cfg); }
 
 static int alloc_arrays(mapp_tampi *t) {
   t->capacity = INITIAL_CAPACITY;

@@ -97,11 +97,10 @@ typedef struct {
  * that a thread is always free to run a node). */
 int mapp_tampi_init(mapp_tampi *t, mapp_df *graph, int workers, int max_waiting, const mapp_tampi_config *cfg);
 void mapp_tampi_destroy(mapp_tampi *t);
-/* The team to run the graph in: the workers, the spare threads of blocking
- * mode, and the polling thread of the thread poller; before init, from the
- * same arguments. */
-int mapp_tampi_team(const mapp_tampi *t);
-int mapp_tampi_team_of(const mapp_tampi_config *cfg, int workers, int max_waiting);
+/* The team to run the graph in, from init's arguments: the workers, the
+ * spare threads of blocking mode, and the polling thread of the thread
+ * poller. */
+int mapp_tampi_team(const mapp_tampi_config *cfg, int workers, int max_waiting);
 
 /* From inside the team's single construct, after mapp_df_start: the
  * polling task's first run (task poller), or the polling thread's loop

@@ -266,13 +266,13 @@ static void free_objects(graph *g) {
   free(g->staged);
 }
 
-static int solve(graph *g, heat_solve_context *ctx, const mapp_tampi_config *cfg) {
+static int solve(graph *g, int team, heat_solve_context *ctx, const mapp_tampi_config *cfg) {
   MAPP_TRY(alloc_objects(g));
   /* Communication and snapshots overlap the computation: all of it is
    * the compute phase. */
   mapp_timer_start(ctx->timers, MAPP_PHASE_COMPUTE);
-  ctx->stats.team_threads = mapp_tampi_team(g->poller);
-  run_graph(g, ctx->stats.team_threads);
+  ctx->stats.team_threads = team;
+  run_graph(g, team);
   mapp_timer_stop(ctx->timers, MAPP_PHASE_COMPUTE);
   MAPP_TRY(check_finished(g, cfg));
   MAPP_TRY(mapp_df_status(g->df));
@@ -293,16 +293,16 @@ int heat_solve_tasks(heat_domain *d, heat_nam *nam, heat_solve_context *ctx) {
    * any other node, so it needs no spare thread. */
   long max_waiting = 4 * d->blocking.nbc;
   long per_step = 3 * g.nb * g.nbc + 4 * g.nbc + 2;
-  long team = mapp_tampi_team_of(&cfg, workers, (int)max_waiting);
-  long max_tasks = TASKS_PER_THREAD * team < MAPP_DF_MAX_TASKS ? TASKS_PER_THREAD * team : MAPP_DF_MAX_TASKS;
+  int team = mapp_tampi_team(&cfg, workers, (int)max_waiting);
+  int max_tasks = TASKS_PER_THREAD * team < MAPP_DF_MAX_TASKS ? TASKS_PER_THREAD * team : MAPP_DF_MAX_TASKS;
   mapp_df df;
   mapp_tampi poller;
-  MAPP_TRY(mapp_df_init(&df, sizeof(heat_node), WINDOW_TIMESTEPS * per_step, (int)max_tasks));
+  MAPP_TRY(mapp_df_init(&df, sizeof(heat_node), WINDOW_TIMESTEPS * per_step, max_tasks));
   g.df = &df;
   int status = mapp_tampi_init(&poller, &df, workers, (int)max_waiting, &cfg);
   if (status == MAPP_OK) {
     g.poller = &poller;
-    status = solve(&g, ctx, &cfg);
+    status = solve(&g, team, ctx, &cfg);
     ctx->stats.request_tests = atomic_load(&poller.polls);
     ctx->stats.polling_task_runs = atomic_load(&poller.poll_tasks);
     ctx->stats.submitter_runs = atomic_load(&df.submitter_runs);

@@ -112,8 +112,9 @@ static int check_snapshot_args(const mapp_run *run) {
    * minutes across 128 or more ranks, and every rank's region is memory of
    * the one simulating process. */
   if (MAPP_SIMULATED && s->nam && run->mpi.nranks > HEAT_SIMULATED_NAM_RANKS)
-    return mapp_fail(MAPP_ERR_INPUT, "--nam runs simulated on at most %d ranks, got %d (SMPI takes minutes to "
-                                     "create its RMA window across 128 or more)", HEAT_SIMULATED_NAM_RANKS, run->mpi.nranks);
+    return mapp_fail(MAPP_ERR_INPUT,
+                     "--nam runs simulated on at most %d ranks, got %d (SMPI takes minutes to create its RMA "
+                     "window across 128 or more)", HEAT_SIMULATED_NAM_RANKS, run->mpi.nranks);
   /* A region records one run's snapshots (its count published at the end). */
   if (s->nam && run->common.min_time > 0)
     return mapp_fail(MAPP_ERR_INPUT, "--min-time cannot repeat a run that snapshots into a NAM region (--nam)");

@@ -51,15 +51,6 @@ static void gather_close(row_gather *gt) {
   *gt = (row_gather){0};
 }
 
-/* Collective: a status every rank agrees on after the allocations, so that
- * no rank waits in a gather another never joins. */
-static int agree_alloc(const snap_problem *p, int status, const char *what) {
-  int worst;
-  MAPP_MPI(MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, p->grid.comm));
-  if (!worst) return MAPP_OK;
-  return status ? status : mapp_fail(worst, "another rank could not allocate %s", what);
-}
-
 /* Time rows per gather: SNAP_GATHER_VALUES at most, at least one row. */
 static long gather_block_rows(const snap_problem *p) {
   long rows = p->nrec > 0 ? SNAP_GATHER_VALUES / p->nrec : 1;
@@ -90,7 +81,7 @@ static int gather_open(const snap_problem *p, row_gather *gt) {
   long values = gt->rows * (cut(p, gt->last) - cut(p, p->grid.rank));
   int status = mapp_alloc((void **)&gt->buf, sizeof(double) * (size_t)(values > 0 ? values : 1),
                           "the receivers' gather buffer");
-  status = agree_alloc(p, status, "the receivers' gather buffer");
+  status = mapp_agree_alloc(p->grid.comm, status, "the receivers' gather buffer");
   if (status) gather_close(gt);
   return status;
 }
@@ -141,7 +132,7 @@ int snap_objective_sum(const snap_problem *p, const double *residual, double *J)
   double *rows = NULL, sum = 0.0;
   int status = root ? mapp_alloc((void **)&rows, sizeof(double) * (size_t)(gt.rows * p->nrec), "the objective's rows")
                     : MAPP_OK;
-  status = agree_alloc(p, status, "the objective's rows");
+  status = mapp_agree_alloc(p->grid.comm, status, "the objective's rows");
   for (long k0 = 0; !status && k0 < p->cfg.nt; k0 += gt.rows) {
     long n = block_rows(&gt, k0);
     status = gather_rows(&gt, residual, k0, n, rows);
@@ -166,7 +157,7 @@ int snap_receivers_gather(const snap_problem *p, const double *rec, double **all
   bool root = p->grid.rank == 0;
   int status = root ? mapp_alloc((void **)all, sizeof(double) * (size_t)(p->cfg.nt * p->nrec), "the receivers' data")
                     : MAPP_OK;
-  status = agree_alloc(p, status, "the receivers' data");
+  status = mapp_agree_alloc(p->grid.comm, status, "the receivers' data");
   for (long k0 = 0; !status && k0 < p->cfg.nt; k0 += gt.rows)
     status = gather_rows(&gt, rec, k0, block_rows(&gt, k0), root ? *all + k0 * p->nrec : NULL);
   gather_close(&gt);

@@ -173,10 +173,7 @@ static int answer_buffers_alloc(const stencil_state *s, MPI_Comm row_comm, int r
     status = mapp_alloc((void **)&b->rows, sizeof(double) * (size_t)(row_elems * a->nz + 1), "output rows");
   if (status == MAPP_OK) status = mapp_calloc((void **)&b->counts, (size_t)row_size, sizeof(int), "counts");
   if (status == MAPP_OK) status = mapp_calloc((void **)&b->displs, (size_t)row_size, sizeof(int), "displs");
-  int failed = status != MAPP_OK, any_failed = failed;
-  MAPP_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, s->comm));
-  if (any_failed && !failed)
-    status = mapp_fail(MAPP_ERR_SYSTEM, "another rank could not allocate the answer's write buffers");
+  status = mapp_agree_alloc(s->comm, status, "the answer's write buffers");
   if (status != MAPP_OK) {
     answer_buffers_free(b);
     return status;
